@@ -1,0 +1,1 @@
+"""Pure numpy/scipy algorithms of both papers. Never imports panel or holoviews."""

@@ -1,0 +1,274 @@
+"""Contracts shared by every policy of both paper families.
+
+A *policy* is simulated against an *environment* for one repetition.  The simulation layer only
+ever calls :meth:`Policy.reset` and :meth:`Policy.advance`; everything the plots need is read
+from the public attributes listed on :class:`Policy`.
+
+``advance(until)`` plays rounds ``t+1, ..., t'`` with ``t' <= until`` and returns ``t'``.  It
+stops early at the policy's next *decision point* (an oracle call for AROQ, an epoch boundary for
+SROQ, a phase boundary for SBE, every round for per-round baselines), so that
+
+* the batch path is ``while p.t < T: p.advance(T)``;
+* the streaming path calls ``advance(t_frame)`` for increasing frame times, and because all
+  randomness is counter based (:mod:`dashboard.algorithms.randomness`) and a block may be split
+  anywhere without changing any decision, both paths give identical numbers;
+* the dashboard's *Step* button is one ``advance(T)``.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = ["ExpensiveLog", "Policy", "PolicyEvent", "validate_int"]
+
+
+def validate_int(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """Return ``value`` as an int, or raise a ValueError saying what is allowed."""
+    try:
+        ok = float(value).is_integer()
+    except (TypeError, ValueError):
+        ok = False
+    if not ok or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if v < low or (high is not None and v > high):
+        allowed = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {allowed}, got {v}")
+    return v
+
+
+class ExpensiveLog:
+    """Columnar record of expensive computations: oracle calls (combinatorial paper) or design
+    solves / matrix inversions / per-round optimisations (semiparametric paper).
+
+    Each record has the round ``t`` at which it was made, an *adaptivity round id* (records that
+    may run in parallel share one id, Appendix A.1 of the combinatorial paper), a ``purpose``
+    string, the base arm it concerns (``-1`` if none) and its wall time in seconds.
+
+    Query complexity is :attr:`queries` (number of records) and adaptivity complexity is
+    :attr:`adaptivity` (number of distinct round ids), exactly as defined in Section 2.
+    Per-round baselines that record millions of calls use :meth:`record_many`.
+    """
+
+    def __init__(self) -> None:
+        self._t: list[np.ndarray] = []
+        self._round: list[np.ndarray] = []
+        self._purpose: list[np.ndarray] = []
+        self._arm: list[np.ndarray] = []
+        self._seconds: list[np.ndarray] = []
+        self._purposes: list[str] = []
+        # compact runs of "one call in each of rounds t0..t1" (per-round baselines)
+        self._ranges: list[tuple[int, int, int, float]] = []
+        self._next_round = 0
+        self._cache: dict[str, np.ndarray] | None = None
+
+    def new_round(self) -> int:
+        """Open a new adaptivity round and return its id."""
+        rid = self._next_round
+        self._next_round += 1
+        return rid
+
+    def _purpose_code(self, purpose: str) -> int:
+        if purpose not in self._purposes:
+            self._purposes.append(purpose)
+        return self._purposes.index(purpose)
+
+    def record(
+        self, t: int, round_id: int, purpose: str, seconds: float = 0.0, arm: int = -1
+    ) -> None:
+        """Record one call made at round ``t`` in adaptivity round ``round_id``."""
+        self.record_many(np.array([t]), np.array([round_id]), purpose, np.array([seconds]), arm)
+
+    def record_many(
+        self,
+        t: np.ndarray,
+        round_id: np.ndarray,
+        purpose: str,
+        seconds: np.ndarray | float = 0.0,
+        arm: np.ndarray | int = -1,
+    ) -> None:
+        """Record several calls at once (arrays broadcast to the length of ``t``)."""
+        t = np.asarray(t, dtype=np.int64)
+        n = t.shape[0]
+        self._t.append(t)
+        self._round.append(np.broadcast_to(np.asarray(round_id, dtype=np.int64), (n,)).copy())
+        self._purpose.append(np.full(n, self._purpose_code(purpose), dtype=np.int16))
+        self._arm.append(np.broadcast_to(np.asarray(arm, dtype=np.int64), (n,)).copy())
+        self._seconds.append(np.broadcast_to(np.asarray(seconds, dtype=float), (n,)).copy())
+        self._cache = None
+
+    def record_every_round(self, t0: int, t1: int, purpose: str, seconds: float = 0.0) -> None:
+        """Record one call in each of rounds ``t0..t1`` (inclusive), each its own adaptivity
+        round, stored compactly (a per-round baseline over T = 10^6 rounds costs O(1) memory).
+        ``seconds`` is the total wall time of those calls."""
+        if t1 < t0:
+            return
+        code = self._purpose_code(purpose)
+        if self._ranges and self._ranges[-1][1] == t0 - 1 and self._ranges[-1][2] == code:
+            a, _, c, s = self._ranges[-1]
+            self._ranges[-1] = (a, t1, c, s + seconds)
+        else:
+            self._ranges.append((t0, t1, code, seconds))
+        self._next_round += t1 - t0 + 1
+        self._cache = None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """All records as arrays ``t, round_id, purpose_code, arm, seconds``."""
+        if self._cache is None:
+
+            def cat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+                return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+            self._t, self._round = [cat(self._t, np.int64)], [cat(self._round, np.int64)]
+            self._purpose, self._arm = [cat(self._purpose, np.int16)], [cat(self._arm, np.int64)]
+            self._seconds = [cat(self._seconds, float)]
+            self._cache = {
+                "t": self._t[0],
+                "round_id": self._round[0],
+                "purpose_code": self._purpose[0],
+                "arm": self._arm[0],
+                "seconds": self._seconds[0],
+            }
+        return self._cache
+
+    @property
+    def purposes(self) -> list[str]:
+        """Purpose strings, indexed by ``purpose_code``."""
+        return list(self._purposes)
+
+    @property
+    def ranges(self) -> list[tuple[int, int, str, float]]:
+        """Compact per-round runs ``(t0, t1, purpose, seconds)``."""
+        return [(a, b, self._purposes[c], s) for a, b, c, s in self._ranges]
+
+    @property
+    def queries(self) -> int:
+        """Query complexity: total number of recorded calls."""
+        return int(sum(len(a) for a in self._t) + sum(b - a + 1 for a, b, _, _ in self._ranges))
+
+    @property
+    def adaptivity(self) -> int:
+        """Adaptivity complexity: number of distinct sequential rounds of calls."""
+        r = self.arrays()["round_id"]
+        return int(np.unique(r).size + sum(b - a + 1 for a, b, _, _ in self._ranges))
+
+    @property
+    def seconds(self) -> float:
+        """Total wall time spent in the recorded calls."""
+        return float(self.arrays()["seconds"].sum() + sum(s for *_, s in self._ranges))
+
+    def cumulative(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Query and adaptivity complexity counted up to (and including) each round in ``times``.
+
+        Returns two int arrays shaped like ``times``.
+        """
+        times = np.asarray(times, dtype=np.int64)
+        a = self.arrays()
+        t_sorted = np.sort(a["t"])
+        queries = np.searchsorted(t_sorted, times, side="right").astype(np.int64)
+        if len(a["round_id"]):
+            _, first = np.unique(a["round_id"], return_index=True)
+            round_t = np.sort(a["t"][first])
+        else:
+            round_t = np.zeros(0, dtype=np.int64)
+        adaptivity = np.searchsorted(round_t, times, side="right").astype(np.int64)
+        for t0, t1, _, _ in self._ranges:
+            n = np.clip(times - t0 + 1, 0, t1 - t0 + 1)
+            queries += n
+            adaptivity += n
+        return queries, adaptivity
+
+
+@dataclass
+class PolicyEvent:
+    """Something a plot may show, recorded at a decision point.
+
+    ``kind`` is e.g. ``"epoch"`` (SROQ), ``"phase"`` (SBE), ``"oracle"`` (AROQ), ``"declare"``
+    (best arm declared).  ``data`` holds plain numpy/python values, e.g. ``{"surviving":
+    array([...]), "weights": array([...]), "n_l": 1234}``.
+    """
+
+    t: int
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Policy(ABC):
+    """Base class of all policies (one repetition).
+
+    Public state read by the simulation layer after each :meth:`advance`:
+
+    ``t``
+        rounds played so far (0 before the first round).
+    ``cum_regret``
+        cumulative pseudo-regret after ``t`` rounds (exact, not sampled).
+    ``log``
+        :class:`ExpensiveLog` of oracle calls / expensive computations.
+    ``events``
+        list of :class:`PolicyEvent`, appended at decision points.
+    ``oracle_seconds``
+        wall time spent inside expensive calls (the rest of the time is "simulation").
+    """
+
+    #: Display name, as in the paper (e.g. ``"AROQ-CMAB"``).
+    name: ClassVar[str] = ""
+    #: ``"cmab"`` or ``"semiparametric"``.
+    problem: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.t = 0
+        self.cum_regret = 0.0
+        self.horizon = 0
+        self.log = ExpensiveLog()
+        self.events: list[PolicyEvent] = []
+
+    @property
+    def oracle_seconds(self) -> float:
+        """Seconds spent in expensive calls so far."""
+        return self.log.seconds
+
+    @abstractmethod
+    def reset(self, env: Any, horizon: int) -> None:
+        """Start a fresh run of ``horizon`` rounds on ``env`` (one repetition)."""
+
+    @abstractmethod
+    def advance(self, until: int) -> int:
+        """Play rounds until ``until`` or the next decision point; return the new ``t``."""
+
+    def run(self, env: Any, horizon: int) -> Policy:
+        """Batch path: reset and play all ``horizon`` rounds. Returns ``self``."""
+        self.reset(env, horizon)
+        while self.t < horizon:
+            self.advance(horizon)
+        return self
+
+    def params(self) -> dict[str, Any]:
+        """The policy's tunable parameters (for reports and CSV export)."""
+        return {}
+
+    @property
+    def declared_arm(self) -> int | None:
+        """Best arm declared by the policy, if any (semiparametric BAI)."""
+        return None
+
+    @property
+    def declaration_time(self) -> int | None:
+        """Round at which the best arm was declared, if any."""
+        return None
+
+
+class Stopwatch:
+    """Tiny context manager measuring wall time: ``with Stopwatch() as sw: ...; sw.seconds``."""
+
+    def __enter__(self) -> Stopwatch:
+        self._start = time.perf_counter()
+        self.seconds = 0.0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._start

@@ -1,0 +1,1 @@
+"""Combinatorial semi-bandits (oracle-efficient paper): actions, oracles, rewards, policies."""

@@ -1,0 +1,1 @@
+"""Policies for combinatorial semi-bandits."""

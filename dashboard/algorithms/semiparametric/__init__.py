@@ -1,0 +1,1 @@
+"""Semiparametric bandits (experimental-design paper): instances, shifts, design, policies."""

@@ -1,0 +1,1 @@
+"""Policies for semiparametric bandits."""
