@@ -73,12 +73,8 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             _LINEAR,
             True,
         ),
-        AlgorithmInfo(
-            "AROQ-GR-CMAB", "cmab.policies.general:AROQGR", "cmab", "Algorithm 6", _ANY
-        ),
-        AlgorithmInfo(
-            "SROQ-GR-CMAB", "cmab.policies.general:SROQGR", "cmab", "Algorithm 7", _ANY
-        ),
+        AlgorithmInfo("AROQ-GR-CMAB", "cmab.policies.general:AROQGR", "cmab", "Algorithm 6", _ANY),
+        AlgorithmInfo("SROQ-GR-CMAB", "cmab.policies.general:SROQGR", "cmab", "Algorithm 7", _ANY),
         AlgorithmInfo(
             "SDCB", "cmab.policies.general:SDCB", "cmab", "Chen et al. 2016 (baseline)", _ANY, True
         ),

@@ -1,0 +1,164 @@
+"""Result containers of a simulation and their exports (JSON summary, text table, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.base import ExpensiveLog, PolicyEvent
+
+__all__ = ["AlgorithmResult", "SimulationResult"]
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(float(x)) else None
+
+
+@dataclass
+class AlgorithmResult:
+    """Everything recorded for one algorithm over ``R`` repetitions.
+
+    Curves are exact values at the rounds ``times`` (shape ``(G,)``): ``regret``, ``queries``
+    and ``adaptivity`` have shape ``(R, G)``.
+    """
+
+    algorithm: str
+    paper: str
+    times: np.ndarray
+    regret: np.ndarray
+    queries: np.ndarray
+    adaptivity: np.ndarray
+    t: int
+    wall_seconds: np.ndarray
+    oracle_seconds: np.ndarray
+    logs: list[ExpensiveLog] = field(repr=False, default_factory=list)
+    events: list[list[PolicyEvent]] = field(repr=False, default_factory=list)
+    declared_arm: np.ndarray | None = None
+    declaration_time: np.ndarray | None = None
+    best_arm: int | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def runs(self) -> int:
+        """Number of repetitions R."""
+        return int(self.regret.shape[0])
+
+    @property
+    def final_regret(self) -> np.ndarray:
+        """Cumulative regret at the last recorded round, per repetition."""
+        return self.regret[:, -1] if self.regret.shape[1] else np.zeros(self.runs)
+
+    def summary(self) -> dict[str, Any]:
+        """The CLI's per-algorithm JSON object."""
+        fr = self.final_regret
+        out: dict[str, Any] = {
+            "algorithm": self.algorithm,
+            "paper": self.paper,
+            "rounds": self.t,
+            "final_regret_mean": float(fr.mean()),
+            "final_regret_std": float(fr.std(ddof=1)) if fr.size > 1 else 0.0,
+            "oracle_queries_mean": float(self.queries[:, -1].mean()) if self.queries.size else 0.0,
+            "oracle_adaptivity_mean": float(self.adaptivity[:, -1].mean())
+            if self.adaptivity.size
+            else 0.0,
+            "wall_seconds": float(self.wall_seconds.sum()),
+            "oracle_seconds": float(self.oracle_seconds.sum()),
+        }
+        if self.declared_arm is not None:
+            declared = self.declared_arm >= 0
+            out["best_arm_identified_rate"] = float(np.mean(self.declared_arm == self.best_arm))
+            times = self.declaration_time[declared]
+            out["declaration_time_mean"] = _finite(times.mean()) if times.size else None
+        if self.params:
+            out["params"] = self.params
+        return out
+
+
+@dataclass
+class SimulationResult:
+    """Results of several algorithms on one instance (possibly truncated at round ``t``)."""
+
+    spec: dict[str, Any]
+    horizon: int
+    runs: int
+    seed: int
+    t: int
+    results: list[AlgorithmResult]
+    instance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        """Whether every algorithm has played the whole horizon."""
+        return self.t >= self.horizon
+
+    def __getitem__(self, name: str) -> AlgorithmResult:
+        for r in self.results:
+            if r.algorithm.lower() == name.lower():
+                return r
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's JSON output."""
+        return {
+            "problem": self.spec.get("problem"),
+            "spec": self.spec,
+            "horizon": self.horizon,
+            "runs": self.runs,
+            "seed": self.seed,
+            "instance": self.instance,
+            "results": [r.summary() for r in self.results],
+        }
+
+    def to_table(self) -> str:
+        """A plain-text table of the summaries."""
+        rows = [r.summary() for r in self.results]
+        cols = [
+            ("algorithm", "algorithm", "{}"),
+            ("regret (mean)", "final_regret_mean", "{:.1f}"),
+            ("regret (std)", "final_regret_std", "{:.1f}"),
+            ("queries", "oracle_queries_mean", "{:.0f}"),
+            ("adaptivity", "oracle_adaptivity_mean", "{:.0f}"),
+            ("wall s", "wall_seconds", "{:.2f}"),
+        ]
+        if any("best_arm_identified_rate" in r for r in rows):
+            cols.append(("best arm found", "best_arm_identified_rate", "{:.0%}"))
+            cols.append(("declared at (mean t)", "declaration_time_mean", "{:.0f}"))
+
+        def fmt(row: dict[str, Any], key: str, f: str) -> str:
+            v = row.get(key)
+            return "-" if v is None else f.format(v)
+
+        table = [[c[0] for c in cols]] + [[fmt(r, k, f) for _, k, f in cols] for r in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
+        lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        head = (
+            f"{self.spec.get('problem')} problem, horizon {self.horizon}, "
+            f"{self.runs} run(s), seed {self.seed}"
+        )
+        return head + "\n" + "\n".join(lines)
+
+    def to_csv(self) -> str:
+        """Long-format CSV: one row per algorithm, repetition and recorded round."""
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["algorithm", "run", "t", "cumulative_regret", "queries", "adaptivity"])
+        for r in self.results:
+            for rep in range(r.runs):
+                for j, t in enumerate(r.times):
+                    w.writerow(
+                        [
+                            r.algorithm,
+                            rep,
+                            int(t),
+                            f"{r.regret[rep, j]:.10g}",
+                            int(r.queries[rep, j]),
+                            int(r.adaptivity[rep, j]),
+                        ]
+                    )
+        return buf.getvalue()

@@ -1,0 +1,416 @@
+"""Run several algorithms for R repetitions on one instance: batch and streaming paths.
+
+:class:`Simulation` owns ``R`` runs of every chosen algorithm on the instance a spec builds
+from ``seed``.  It advances them together to increasing rounds and records the exact cumulative
+pseudo-regret at a fixed grid of rounds (:func:`time_grid`).  The batch path
+(:func:`simulate`) and the streaming path (:func:`stream`, or the dashboard calling
+:meth:`Simulation.advance_for` on a timer) run the very same code, and all randomness is
+counter based, so both give identical numbers for the same seed whatever the chunking.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.base import validate_int
+from ..algorithms.registry import AlgorithmInfo, algorithm_info
+from .results import AlgorithmResult, SimulationResult
+from .specs import ProblemSpec
+
+__all__ = ["MAX_HORIZON", "Simulation", "simulate", "stream", "time_grid"]
+
+#: Largest horizon accepted by the simulation layer.
+MAX_HORIZON = 10_000_000
+#: Largest number of repetitions.
+MAX_RUNS = 256
+
+
+def time_grid(horizon: int, points: int = 400) -> np.ndarray:
+    """Rounds at which curves are recorded: half log-spaced, half linear, always ending at T.
+
+    The log half keeps early behaviour visible on log axes, the linear half keeps the curve
+    smooth on linear axes; the union has at most ``points`` + 1 distinct rounds.
+    """
+    horizon = validate_int("horizon", horizon, 1)
+    half = max(2, points // 2)
+    g = np.unique(
+        np.concatenate(
+            [
+                np.geomspace(1, horizon, half),
+                np.linspace(1, horizon, half),
+                [horizon],
+            ]
+        ).round()
+    ).astype(np.int64)
+    return g[(g >= 1) & (g <= horizon)]
+
+
+def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Keep only the keyword arguments ``cls.__init__`` accepts."""
+    sig = inspect.signature(cls.__init__)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return dict(kwargs)
+    return {k: v for k, v in kwargs.items() if k in sig.parameters}
+
+
+class _Group:
+    """The R runs of one algorithm (R policies, or one batched policy covering all R)."""
+
+    def __init__(
+        self,
+        info: AlgorithmInfo,
+        params: dict[str, Any],
+        common: dict[str, Any],
+        envs: list[Any],
+        horizon: int,
+        allow_batched: bool,
+    ) -> None:
+        self.info = info
+        cls = info.load()
+        kwargs = {**_accepted_kwargs(cls, common), **params}
+        self.params = {
+            k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool, type(None)))
+        }
+        self.envs = envs
+        self.R = len(envs)
+        batched_cls = None
+        if allow_batched and self.R > 1:
+            module = inspect.getmodule(cls)
+            batched_cls = getattr(module, "Batched" + cls.__name__, None)
+        self.wall = np.zeros(self.R)
+        if batched_cls is not None:
+            self.batched = batched_cls(**kwargs)
+            self.batched.reset(envs, horizon)
+            self.policies: list[Any] = []
+        else:
+            self.batched = None
+            self.policies = [cls(**kwargs) for _ in envs]
+            for p, env in zip(self.policies, envs):
+                p.reset(env, horizon)
+
+    @property
+    def t(self) -> int:
+        if self.batched is not None:
+            return int(self.batched.t)
+        return min(p.t for p in self.policies)
+
+    def advance(self, until: int) -> None:
+        """Bring every run to round ``until`` (exactly)."""
+        if self.batched is not None:
+            start = time.perf_counter()
+            while self.batched.t < until:
+                before = self.batched.t
+                self.batched.advance(until)
+                if self.batched.t <= before:
+                    raise RuntimeError(f"{self.info.name} made no progress at t={before}")
+            self.wall += (time.perf_counter() - start) / self.R
+            return
+        for r, p in enumerate(self.policies):
+            start = time.perf_counter()
+            while p.t < until:
+                before = p.t
+                p.advance(until)
+                if p.t <= before or p.t > until:
+                    raise RuntimeError(
+                        f"{self.info.name} advanced from t={before} to t={p.t} "
+                        f"when asked to reach {until}"
+                    )
+            self.wall[r] += time.perf_counter() - start
+
+    def cum_regret(self) -> np.ndarray:
+        if self.batched is not None:
+            return np.asarray(self.batched.cum_regret, dtype=float).copy()
+        return np.array([p.cum_regret for p in self.policies], dtype=float)
+
+    def logs(self) -> list[Any]:
+        if self.batched is not None:
+            return list(self.batched.logs)
+        return [p.log for p in self.policies]
+
+    def events(self) -> list[list[Any]]:
+        if self.batched is not None:
+            return [list(e) for e in self.batched.events]
+        return [list(p.events) for p in self.policies]
+
+    def declared(self) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.batched is not None or self.info.problem != "semiparametric":
+            return None
+        arms = np.array([-1 if p.declared_arm is None else p.declared_arm for p in self.policies])
+        times = np.array(
+            [np.nan if p.declaration_time is None else p.declaration_time for p in self.policies],
+            dtype=float,
+        )
+        return arms, times
+
+
+class Simulation:
+    """``runs`` repetitions of several algorithms on the instance ``spec`` builds from ``seed``.
+
+    Parameters
+    ----------
+    spec : CMABSpec or SemiparametricSpec
+        The problem.
+    algorithms : sequence of str
+        Registered algorithm names (case-insensitive), all of the spec's problem.
+    horizon : int
+        T, the number of rounds.
+    runs : int
+        R, the number of repetitions; repetition ``r`` uses noise streams ``(seed, r)``.
+    seed : int
+        Instance and noise seed.
+    params : dict, optional
+        Per-algorithm constructor arguments, ``{"AROQ-CMAB": {"C": 1.5}}``.
+    grid_points : int
+        About how many rounds are recorded (see :func:`time_grid`).
+    batched : bool
+        Use a batched implementation across repetitions where one exists (same numbers).
+    """
+
+    def __init__(
+        self,
+        spec: ProblemSpec,
+        algorithms: Sequence[str],
+        horizon: int,
+        runs: int = 1,
+        seed: int = 0,
+        params: dict[str, dict[str, Any]] | None = None,
+        grid_points: int = 400,
+        batched: bool = True,
+    ) -> None:
+        self.horizon = validate_int("horizon T", horizon, 1, MAX_HORIZON)
+        self.runs = validate_int("runs", runs, 1, MAX_RUNS)
+        self.seed = validate_int("seed", seed, 0)
+        if isinstance(algorithms, str):
+            algorithms = [algorithms]
+        if not algorithms:
+            raise ValueError("choose at least one algorithm")
+        spec.validate()
+        self.spec = spec
+        infos = [algorithm_info(a, spec.problem) for a in algorithms]
+        names = [i.name for i in infos]
+        if len(set(names)) != len(names):
+            raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
+        reward = getattr(spec, "reward", None)
+        for info in infos:
+            if reward is not None and reward not in info.rewards:
+                raise ValueError(
+                    f"{info.name} does not support the {reward!r} reward model "
+                    f"(it supports: {', '.join(info.rewards)})"
+                )
+        params = {k.lower(): dict(v) for k, v in (params or {}).items()}
+        unknown = set(params) - {n.lower() for n in names}
+        if unknown:
+            raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
+        self.grid = time_grid(self.horizon, grid_points)
+        self.built = spec.build(self.seed)
+        self._executor: ThreadPoolExecutor | None = None
+        common: dict[str, Any] = {}
+        if spec.problem == "cmab":
+            if spec.executor == "threads":
+                self._executor = ThreadPoolExecutor(max_workers=spec.workers)
+            common = {
+                "oracle_delay": spec.oracle_delay,
+                "executor": self._executor,
+                "alpha": spec.alpha,
+            }
+        self.groups: list[_Group] = []
+        for info in infos:
+            envs = [spec.environment(self.built, self.seed, r) for r in range(self.runs)]
+            self.groups.append(
+                _Group(info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched)
+            )
+        self.t = 0
+        self._times: list[int] = []
+        self._regret: list[np.ndarray] = []
+        self._rate = 0.0  # rounds per second, measured
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Release the oracle executor (idempotent)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def done(self) -> bool:
+        """Whether the whole horizon has been simulated."""
+        return self.t >= self.horizon
+
+    @property
+    def algorithms(self) -> list[str]:
+        """Names of the simulated algorithms."""
+        return [g.info.name for g in self.groups]
+
+    # ------------------------------------------------------------------ advancing
+    def _next_grid(self) -> int:
+        i = int(np.searchsorted(self.grid, self.t, side="right"))
+        return int(self.grid[i]) if i < len(self.grid) else self.horizon
+
+    def advance_to(self, target: int) -> int:
+        """Advance every run to round ``min(target, T)``, recording grid points on the way."""
+        target = min(int(target), self.horizon)
+        while self.t < target:
+            nxt = self._next_grid()
+            stop = min(nxt, target)
+            for g in self.groups:
+                g.advance(stop)
+            self.t = stop
+            if stop == nxt:
+                self._times.append(stop)
+                self._regret.append(np.stack([g.cum_regret() for g in self.groups]))
+        return self.t
+
+    def advance_for(self, seconds: float) -> int:
+        """Advance for about ``seconds`` of wall time (for streaming at a steady frame rate)."""
+        deadline = time.perf_counter() + max(seconds, 0.0)
+        while not self.done:
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            budget = deadline - now
+            chunk = max(1, int(self._rate * budget)) if self._rate > 0 else 1
+            before, start = self.t, time.perf_counter()
+            self.advance_to(self.t + chunk)
+            elapsed = time.perf_counter() - start
+            if elapsed > 0:
+                rate = (self.t - before) / elapsed
+                self._rate = rate if self._rate == 0 else 0.5 * self._rate + 0.5 * rate
+        return self.t
+
+    def step(self) -> int:
+        """Advance to the next decision point (oracle call, epoch or phase) of the first
+        algorithm's first repetition, bringing every other run to the same round.
+
+        It stops where that policy's ``advance`` stops early (just before a decision) or at the
+        first recorded round after a new oracle call / event, whichever comes first.
+        """
+        g0 = self.groups[0]
+        if g0.batched is not None:
+            return self.advance_to(self._next_grid())
+        p = g0.policies[0]
+        calls, events = p.log.queries, len(p.events)
+        while not self.done:
+            nxt = self._next_grid()
+            start = time.perf_counter()
+            p.advance(nxt)
+            g0.wall[0] += time.perf_counter() - start
+            if p.t < nxt:
+                self.advance_to(p.t)
+                break
+            self.advance_to(nxt)
+            if p.log.queries != calls or len(p.events) != events:
+                break
+        return self.t
+
+    def run(self) -> SimulationResult:
+        """Batch path: simulate the whole horizon and return the result."""
+        self.advance_to(self.horizon)
+        return self.result()
+
+    # ------------------------------------------------------------------ results
+    def instance_summary(self) -> dict[str, Any]:
+        """Plain description of the instance (optimal action / best arm, means ...)."""
+        env = self.groups[0].envs[0]
+        out: dict[str, Any] = {}
+        for attr in ("optimal_action", "optimal_reward", "best_arm"):
+            v = getattr(env, attr, None)
+            if v is None and hasattr(env, "instance"):
+                v = getattr(env.instance, attr, None)
+            if v is not None:
+                v = np.asarray(v)
+                if v.dtype == bool:
+                    v = np.flatnonzero(v)
+                out[attr] = v.tolist()
+        model = getattr(env, "model", None)
+        if model is not None and getattr(model, "mu", None) is not None:
+            out["mu"] = np.round(model.mu, 6).tolist()
+        return out
+
+    def result(self) -> SimulationResult:
+        """The results so far (exact values at the recorded grid rounds up to ``t``)."""
+        times = np.array(self._times, dtype=np.int64)
+        regret = (
+            np.stack(self._regret, axis=-1)
+            if self._regret
+            else np.zeros((len(self.groups), self.runs, 0))
+        )
+        best = self.instance_summary().get("best_arm")
+        out = []
+        for gi, g in enumerate(self.groups):
+            logs = g.logs()
+            cum = [log.cumulative(times) for log in logs]
+            queries = np.array([c[0] for c in cum]).reshape(self.runs, len(times))
+            adapt = np.array([c[1] for c in cum]).reshape(self.runs, len(times))
+            declared = g.declared()
+            out.append(
+                AlgorithmResult(
+                    algorithm=g.info.name,
+                    paper=g.info.paper,
+                    times=times,
+                    regret=regret[gi],
+                    queries=queries,
+                    adaptivity=adapt,
+                    t=self.t,
+                    wall_seconds=g.wall.copy(),
+                    oracle_seconds=np.array([log.seconds for log in logs]),
+                    logs=logs,
+                    events=g.events(),
+                    declared_arm=None if declared is None else declared[0],
+                    declaration_time=None if declared is None else declared[1],
+                    best_arm=None if best is None else int(best),
+                    params=g.params,
+                )
+            )
+        return SimulationResult(
+            spec=self.spec.to_dict(),
+            horizon=self.horizon,
+            runs=self.runs,
+            seed=self.seed,
+            t=self.t,
+            results=out,
+            instance=self.instance_summary(),
+        )
+
+
+def simulate(
+    spec: ProblemSpec,
+    algorithms: Sequence[str],
+    horizon: int,
+    runs: int = 1,
+    seed: int = 0,
+    **kwargs: Any,
+) -> SimulationResult:
+    """Batch path: run everything to the horizon and return a :class:`SimulationResult`."""
+    with Simulation(spec, algorithms, horizon, runs, seed, **kwargs) as sim:
+        return sim.run()
+
+
+def stream(
+    spec: ProblemSpec,
+    algorithms: Sequence[str],
+    horizon: int,
+    runs: int = 1,
+    seed: int = 0,
+    frames: int = 50,
+    **kwargs: Any,
+) -> Iterator[SimulationResult]:
+    """Streaming path: yield a :class:`SimulationResult` snapshot at ``frames`` increasing
+    rounds (the last one at T).  The last frame equals :func:`simulate`'s result."""
+    frames = validate_int("frames", frames, 1)
+    with Simulation(spec, algorithms, horizon, runs, seed, **kwargs) as sim:
+        targets = np.unique(np.linspace(0, sim.horizon, frames + 1).round().astype(int)[1:])
+        for target in targets:
+            sim.advance_to(int(target))
+            yield sim.result()
