@@ -52,7 +52,9 @@ class LinearRewards(RewardModel):
     def _keys_for(self, rep: int) -> np.ndarray:
         k = self._rep_keys.get(rep)
         if k is None:
-            k = self._rep_keys[rep] = rnd.stream_key(self.seed, "cmab-linear-noise", rep, np.arange(self.d))
+            k = self._rep_keys[rep] = rnd.stream_key(
+                self.seed, "cmab-linear-noise", rep, np.arange(self.d)
+            )
         return k
 
     def sample(self, rep, arms, pulls, t):
