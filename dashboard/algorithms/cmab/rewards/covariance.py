@@ -1,0 +1,146 @@
+"""Linear rewards with Gaussian outcomes correlated across arms (Section 4, Appendix A.11.1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import randomness as rnd
+from .base import RewardModel
+
+__all__ = ["CovarianceRewards", "random_correlation"]
+
+
+def random_correlation(d: int, seed: int) -> np.ndarray:
+    """``normalised(A A^T + I)`` with ``A`` a ``d x d`` standard Gaussian matrix (A.11.1).
+
+    "Normalised" is read as *scaled to unit diagonal*: ``R = D^{-1/2} (A A^T + I) D^{-1/2}``
+    with ``D = diag(A A^T + I)``, i.e. a correlation matrix (positive definite).
+    """
+    key = rnd.stream_key(seed, "cmab-covariance-A")
+    A = rnd.normal(key, np.arange(d * d)).reshape(d, d)
+    M = A @ A.T + np.eye(d)
+    s = 1.0 / np.sqrt(np.diag(M))
+    R = M * s[:, None] * s[None, :]
+    return (R + R.T) / 2.0
+
+
+def _sqrt_factor(S: np.ndarray) -> np.ndarray:
+    """A matrix ``L`` with ``L L^T = S`` (Cholesky; eigen-factor for singular PSD ``S``)."""
+    try:
+        return np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        w, V = np.linalg.eigh(S)
+        return V * np.sqrt(np.maximum(w, 0.0))[None, :]
+
+
+class CovarianceRewards(RewardModel):
+    """Gaussian outcomes ``y_t ~ N(mu, Sigma)`` with linear reward r(a, y) = <a, y> (Section 4).
+
+    Instance (Appendix A.11.1): ``mu_i ~ U[0, 1]`` and ``Sigma = scale**2 * R`` where ``R`` is
+    ``A A^T + I`` normalised to unit diagonal (a correlation matrix, see
+    :func:`random_correlation`), so every arm has noise standard deviation ``scale``.  The paper
+    does not say how ``A A^T + I`` is normalised nor the noise level; both are our choice
+    (``scale`` is the exposed knob).  Outcomes are Gaussian, hence not confined to [0, 1].
+
+    Randomness is indexed by ``(seed, rep, t)`` because arms are correlated: at round ``t`` the
+    ``k`` played arms ``a = (i_1 < ... < i_k)`` receive ``mu_a + L_a z`` where ``L_a`` is the
+    Cholesky factor of ``Sigma_aa`` and ``z_j = normal(key(seed, rep, j), t)`` for
+    ``j = 0..k-1``.  The marginal law of the observed coordinates is therefore *exactly*
+    ``N(mu_a, Sigma_aa)``, the law of the observed part of a full draw ``y_t ~ N(mu, Sigma)``
+    (unobserved coordinates are never generated), and rounds are independent.
+
+    Parameters
+    ----------
+    d : int
+        Number of base arms.
+    seed : int
+        Instance seed (means and ``A``), also the root of the noise streams.
+    mu : array, optional
+        Explicit means (finite) instead of ``U[0, 1]`` draws.
+    Sigma : array (d, d), optional
+        Explicit covariance (symmetric positive semi-definite); then ``scale`` is ignored.
+    scale : float
+        Noise standard deviation of every arm (> 0), default 0.25.
+    """
+
+    key = "covariance"
+    linear = True
+
+    def __init__(
+        self,
+        d: int,
+        seed: int = 0,
+        mu: np.ndarray | None = None,
+        Sigma: np.ndarray | None = None,
+        scale: float = 0.25,
+    ) -> None:
+        super().__init__(d, seed)
+        if not np.isfinite(scale) or scale <= 0:
+            raise ValueError(f"scale must be a positive number, got {scale}")
+        self.scale = float(scale)
+        if mu is None:
+            mu = rnd.uniform(rnd.stream_key(self.seed, "cmab-covariance-means"), np.arange(d))
+        mu = np.asarray(mu, dtype=float)
+        if mu.shape != (self.d,) or not np.all(np.isfinite(mu)):
+            raise ValueError(f"mu must be {self.d} finite values")
+        self.mu = mu
+        if Sigma is None:
+            Sigma = self.scale**2 * random_correlation(self.d, self.seed)
+        Sigma = np.asarray(Sigma, dtype=float)
+        if Sigma.shape != (self.d, self.d) or not np.all(np.isfinite(Sigma)):
+            raise ValueError(f"Sigma must be a finite ({self.d}, {self.d}) matrix")
+        if not np.allclose(Sigma, Sigma.T):
+            raise ValueError("Sigma must be symmetric")
+        if np.linalg.eigvalsh(Sigma).min() < -1e-10 * max(1.0, np.abs(Sigma).max()):
+            raise ValueError("Sigma must be positive semi-definite")
+        self.Sigma = (Sigma + Sigma.T) / 2.0
+        self._factors: dict[bytes, np.ndarray] = {}
+        self._rep_keys: dict[int, np.ndarray] = {}
+
+    def sigma2(self, action: np.ndarray) -> np.ndarray:
+        """``sigma_i^2(a) = sum_{j in a} (Sigma_ij)_+`` for every arm ``i`` (Section 4)."""
+        a = np.asarray(action, dtype=bool)
+        return np.maximum(self.Sigma[:, a], 0.0).sum(axis=1)
+
+    def _keys_for(self, rep: int) -> np.ndarray:
+        k = self._rep_keys.get(rep)
+        if k is None:
+            k = rnd.stream_key(self.seed, "cmab-covariance-noise", rep, np.arange(self.d))
+            self._rep_keys[rep] = k
+        return k
+
+    def _factor(self, arms: np.ndarray) -> np.ndarray:
+        key = arms.astype(np.int64).tobytes()
+        L = self._factors.get(key)
+        if L is None:
+            L = self._factors[key] = _sqrt_factor(self.Sigma[np.ix_(arms, arms)])
+        return L
+
+    def sample(self, rep, arms, pulls, t):
+        arms = np.asarray(arms, dtype=np.int64)
+        t = np.broadcast_to(np.asarray(t, dtype=np.int64), arms.shape)
+        flat_a, flat_t = arms.ravel(), t.ravel()
+        out = np.empty(flat_a.size)
+        if flat_a.size == 0:
+            return out.reshape(arms.shape)
+        # group entries by round; inside a round, arms in increasing order
+        order = np.lexsort((flat_a, flat_t))
+        sa, st = flat_a[order], flat_t[order]
+        starts = np.flatnonzero(np.r_[True, st[1:] != st[:-1]])
+        sizes = np.diff(np.r_[starts, st.size])
+        keys = self._keys_for(rep)
+        res = np.empty(st.size)
+        for k in np.unique(sizes):
+            rows = starts[sizes == k]
+            pos = rows[:, None] + np.arange(k)[None, :]
+            sets, inv = np.unique(sa[pos], axis=0, return_inverse=True)
+            inv = np.asarray(inv).reshape(-1)
+            for g, arm_set in enumerate(sets):
+                p = pos[inv == g]
+                z = rnd.normal(keys[:k][None, :], st[p[:, 0]][:, None])
+                res[p] = self.mu[arm_set][None, :] + z @ self._factor(arm_set).T
+        out[order] = res
+        return out.reshape(arms.shape)
+
+    def describe(self) -> str:
+        return f"covariance rewards (Gaussian, d={self.d}, scale={self.scale}, seed={self.seed})"
