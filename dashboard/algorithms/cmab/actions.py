@@ -1,55 +1,156 @@
 """Action families of the combinatorial semi-bandit (Section 2) and their exact oracles.
 
 An action is a boolean vector of length ``d`` (the base arms it activates); ``m`` is the largest
-action size.  Every family answers the queries the algorithms make:
+action size, ``m = max_{a in A} ||a||_0`` (Section 2).  Every family answers the queries the
+algorithms make:
 
-* :meth:`ActionFamily.argmax_linear`: ``argmax_a sum_{i in a} w_i`` (UCB/LCB indices),
-* :meth:`ActionFamily.argmax_set_function`: ``argmax_a f(a)`` for an arbitrary set function,
+* :meth:`ActionFamily.argmax_linear`: ``argmax_a sum_{i in a} w_i`` (UCB/LCB indices, Eq. (1)
+  and (2)),
+* :meth:`ActionFamily.argmax_set_function`: ``argmax_a f(a)`` for an arbitrary set function
   (general rewards, Algorithms 6-7),
 
 both optionally restricted to actions that contain given arms (``include``: the representative
 action of arm ``i`` in SROQ, Algorithm 2 line 6; pairs in SROQ-C) and avoid eliminated arms
 (``exclude``: ``A_tau`` in Algorithm 2 line 8).  They return ``None`` when no action satisfies
 the restriction.  :meth:`ActionFamily.enumerate` lists all actions (brute-force reference).
+
+The paper allows any ``A subset {0,1}^d`` and motivates it with recommendation (sets of items),
+ad slots and network routing (paths of links); its experiments only give ``d`` and ``m``.  We
+provide four families:
+
+========================  ===============================================  ==================
+key                       actions                                          exact oracle
+========================  ===============================================  ==================
+``m-sets``                all subsets of exactly ``m`` arms                top-``m`` sort
+``paths``                 source-sink paths of a layered DAG (arms=edges)  dynamic programming
+``matchings``             matchings of size ``m`` (arms = bipartite edges) assignment problem
+``explicit``              a user-supplied list of binary actions           enumeration
+========================  ===============================================  ==================
+
+Infinite scores (e.g. optimistic indices of unplayed arms) are allowed: ``+inf`` / ``-inf``
+are compared lexicographically, i.e. an action is first ranked by (number of ``+inf`` arms)
+minus (number of ``-inf`` arms), then by the sum of its finite scores.  ``NaN`` is rejected.
+
+The greedy builder of :mod:`dashboard.algorithms.cmab.approx` (the alpha-approximation oracle
+of Appendix A.3) uses the feasibility queries :meth:`ActionFamily.is_extendable`,
+:meth:`ActionFamily.can_extend`, :meth:`ActionFamily.extendable_arms` and
+:meth:`ActionFamily.is_action`.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from ..base import validate_int
 
-__all__ = ["ActionFamily", "MSets", "restriction_masks"]
+__all__ = [
+    "FAMILIES",
+    "MAX_ENUMERATION",
+    "ActionFamily",
+    "ExplicitActions",
+    "MSets",
+    "Matchings",
+    "Paths",
+    "make_family",
+    "restriction_masks",
+]
 
 #: Enumeration refuses families with more actions than this (brute force is for tests).
 MAX_ENUMERATION = 200_000
+
+#: Keys accepted by :func:`make_family` (case-insensitive).
+FAMILIES: tuple[str, ...] = ("m-sets", "paths", "matchings", "explicit")
 
 
 def restriction_masks(
     d: int, include: Sequence[int] | np.ndarray = (), exclude: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean masks ``(must, banned)`` of length ``d`` from ``include`` / ``exclude``."""
+    """Boolean masks ``(must, banned)`` of length ``d`` from ``include`` / ``exclude``.
+
+    Parameters
+    ----------
+    d : int
+        Number of base arms.
+    include : sequence of int
+        Arms every returned action must contain (indices in ``0 .. d-1``).
+    exclude : array of bool, shape (d,), optional
+        Arms no returned action may contain.
+
+    Raises
+    ------
+    ValueError
+        If an index of ``include`` is outside ``0 .. d-1`` or ``exclude`` is not a length-``d``
+        mask.
+    """
     must = np.zeros(d, dtype=bool)
-    must[np.asarray(include, dtype=np.int64)] = True
-    banned = np.zeros(d, dtype=bool) if exclude is None else np.asarray(exclude, dtype=bool)
-    if banned.shape != (d,):
-        raise ValueError(f"exclude must be a boolean mask of length {d}")
+    inc = np.asarray(include, dtype=np.int64).ravel()
+    if inc.size:
+        if inc.min() < 0 or inc.max() >= d:
+            raise ValueError(f"include must list arms between 0 and {d - 1}, got {inc.tolist()}")
+        must[inc] = True
+    if exclude is None:
+        banned = np.zeros(d, dtype=bool)
+    else:
+        banned = np.asarray(exclude)
+        if banned.shape != (d,):
+            raise ValueError(
+                f"exclude must be a boolean mask of length {d}, got shape {banned.shape}"
+            )
+        banned = banned.astype(bool)
     return must, banned
+
+
+def _check_scores(scores: Any, d: int) -> np.ndarray:
+    """``scores`` as a float vector of length ``d`` without NaN (ValueError otherwise)."""
+    s = np.asarray(scores, dtype=float)
+    if s.shape != (d,):
+        raise ValueError(f"scores must be a vector of length d={d}, got shape {s.shape}")
+    if np.isnan(s).any():
+        raise ValueError(f"scores must not contain NaN (arms {np.flatnonzero(np.isnan(s))})")
+    return s
+
+
+def _finite_scores(s: np.ndarray, m: int) -> np.ndarray:
+    """Replace ``+-inf`` by ``+-M`` with ``M`` larger than any ``m``-sum of finite scores, so
+    that sums rank actions lexicographically (infinite arms first, then finite part)."""
+    inf = np.isinf(s)
+    if not inf.any():
+        return s
+    finite = s[~inf]
+    big = 2.0 * (m + 1) * (float(np.abs(finite).max()) + 1.0 if finite.size else 1.0)
+    return np.where(inf, np.sign(s) * big, s)
+
+
+def _as_action(a: Any, d: int) -> np.ndarray:
+    """Validate a candidate action / partial action as a boolean vector of length ``d``."""
+    arr = np.asarray(a)
+    if arr.shape != (d,):
+        raise ValueError(f"an action must be a 0/1 vector of length d={d}, got shape {arr.shape}")
+    return arr.astype(bool)
 
 
 class ActionFamily(ABC):
     """A set ``A`` of binary actions over ``d`` base arms with exact oracles.
 
-    Subclasses implement :meth:`argmax_linear` (exactly) and :meth:`enumerate`.  The default
-    :meth:`argmax_set_function` enumerates, which is exact for any set function.
+    Subclasses implement :meth:`argmax_linear` (exactly, honouring ``include``/``exclude``) and
+    :meth:`_enumerate`.  The default :meth:`argmax_set_function` enumerates, which is exact for
+    any set function.  The feasibility helpers used by the greedy approximate oracle have
+    generic defaults built on the exact restricted oracle; families override them when they
+    can do better.
     """
 
     #: Short name used by the CLI and dashboard (``m-sets``, ``paths`` ...).
     key: str = ""
+    #: Approximation factor of the greedy oracle on this family for non-negative scores
+    #: (``None``: no constant guarantee); see ``approx.alpha_guarantee``.
+    greedy_alpha: ClassVar[float | None] = None
 
     def __init__(self, d: int, m: int) -> None:
         self.d = validate_int("d", d, 1)
@@ -58,6 +159,7 @@ class ActionFamily(ABC):
             raise ValueError(f"m must be at most d (m={self.m}, d={self.d})")
         self._enum: np.ndarray | None = None
 
+    # ------------------------------------------------------------------ exact oracles
     @abstractmethod
     def argmax_linear(
         self,
@@ -77,6 +179,10 @@ class ActionFamily(ABC):
         if self._enum is None:
             self._enum = self._enumerate()
         return self._enum
+
+    def n_actions(self) -> int:
+        """``|A|``, the number of actions (by enumeration unless a subclass counts faster)."""
+        return len(self.enumerate())
 
     def feasible(
         self, include: Sequence[int] | np.ndarray = (), exclude: np.ndarray | None = None
@@ -102,7 +208,10 @@ class ActionFamily(ABC):
 
     def argmax_linear_batch(self, scores: np.ndarray) -> np.ndarray:
         """Row-wise :meth:`argmax_linear` for a ``(R, d)`` score matrix (no restriction)."""
-        return np.stack([self.argmax_linear(s) for s in scores])
+        S = np.asarray(scores, dtype=float)
+        if S.ndim != 2 or S.shape[1] != self.d:
+            raise ValueError(f"scores must have shape (R, {self.d}), got {S.shape}")
+        return np.stack([self.argmax_linear(s) for s in S])
 
     def brute_force_linear(
         self,
@@ -116,6 +225,56 @@ class ActionFamily(ABC):
             return None
         return float(np.max(A.astype(float) @ np.asarray(scores, dtype=float)))
 
+    # ------------------------------------------------------------------ feasibility queries
+    def is_action(self, a: np.ndarray) -> bool:
+        """Whether the boolean vector ``a`` is an action of the family (default: enumeration)."""
+        a = _as_action(a, self.d)
+        return bool(np.any(np.all(self.enumerate() == a, axis=1)))
+
+    def is_extendable(
+        self,
+        partial: np.ndarray,
+        include: Sequence[int] | np.ndarray = (),
+        exclude: np.ndarray | None = None,
+    ) -> bool:
+        """Whether some action contains ``partial`` and ``include`` and avoids ``exclude``.
+
+        Default: ask the exact restricted oracle with zero scores (exact for every family
+        whose :meth:`argmax_linear` honours ``include``).
+        """
+        partial = _as_action(partial, self.d)
+        must, banned = restriction_masks(self.d, include, exclude)
+        req = np.flatnonzero(partial | must)
+        return self.argmax_linear(np.zeros(self.d), req, banned) is not None
+
+    def can_extend(
+        self,
+        partial: np.ndarray,
+        arm: int,
+        include: Sequence[int] | np.ndarray = (),
+        exclude: np.ndarray | None = None,
+    ) -> bool:
+        """Whether ``partial + {arm}`` is contained in some feasible action."""
+        arm = validate_int("arm", arm, 0, self.d - 1)
+        grown = _as_action(partial, self.d).copy()
+        grown[arm] = True
+        return self.is_extendable(grown, include, exclude)
+
+    def extendable_arms(
+        self,
+        partial: np.ndarray,
+        include: Sequence[int] | np.ndarray = (),
+        exclude: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Mask of the arms ``i`` not in ``partial`` such that ``partial + {i}`` is contained
+        in a feasible action (default: one :meth:`can_extend` per candidate arm)."""
+        partial = _as_action(partial, self.d)
+        _, banned = restriction_masks(self.d, include, exclude)
+        out = np.zeros(self.d, dtype=bool)
+        for i in np.flatnonzero(~partial & ~banned):
+            out[i] = self.can_extend(partial, int(i), include, banned)
+        return out
+
     def describe(self) -> str:
         """One-line human description."""
         return f"{self.key} (d={self.d}, m={self.m})"
@@ -126,12 +285,14 @@ class MSets(ActionFamily):
 
     With non-negative scores "exactly m" and "at most m" coincide; UCB indices can be
     negative only for LCBs, where the paper's ``max_a r^LCB(a)`` is over ``A``, i.e. size-m sets.
+    Ties are broken towards the lower arm index.
     """
 
     key = "m-sets"
+    greedy_alpha = 1.0
 
     def argmax_linear(self, scores, include=(), exclude=None):
-        s = np.asarray(scores, dtype=float)
+        s = _check_scores(scores, self.d)
         must, banned = restriction_masks(self.d, include, exclude)
         if np.any(must & banned) or must.sum() > self.m or (~banned).sum() < self.m:
             return None
@@ -146,22 +307,584 @@ class MSets(ActionFamily):
 
     def argmax_linear_batch(self, scores):
         s = np.asarray(scores, dtype=float)
+        if s.ndim != 2 or s.shape[1] != self.d:
+            raise ValueError(f"scores must have shape (R, {self.d}), got {s.shape}")
         R = s.shape[0]
         a = np.zeros(s.shape, dtype=bool)
         if self.m == self.d:
             a[:] = True
             return a
-        top = np.argpartition(-s, self.m - 1, axis=1)[:, : self.m]
+        # stable sort: same tie-breaking (lower arm index first) as argmax_linear
+        top = np.argsort(-s, axis=1, kind="stable")[:, : self.m]
         a[np.arange(R)[:, None], top] = True
         return a
 
+    def n_actions(self) -> int:
+        return math.comb(self.d, self.m)
+
     def _enumerate(self):
-        n_actions = 1
-        for j in range(self.m):
-            n_actions = n_actions * (self.d - j) // (j + 1)
+        n_actions = math.comb(self.d, self.m)
         if n_actions > MAX_ENUMERATION:
             raise ValueError(f"{self.describe()} has {n_actions} actions; too many to enumerate")
         A = np.zeros((n_actions, self.d), dtype=bool)
         for row, comb in enumerate(itertools.combinations(range(self.d), self.m)):
             A[row, list(comb)] = True
         return A
+
+    def is_action(self, a):
+        return int(_as_action(a, self.d).sum()) == self.m
+
+    def is_extendable(self, partial, include=(), exclude=None):
+        partial = _as_action(partial, self.d)
+        must, banned = restriction_masks(self.d, include, exclude)
+        need = partial | must
+        return (
+            not np.any(need & banned)
+            and int(need.sum()) <= self.m
+            and int((~banned).sum()) >= self.m
+        )
+
+    def extendable_arms(self, partial, include=(), exclude=None):
+        partial = _as_action(partial, self.d)
+        must, banned = restriction_masks(self.d, include, exclude)
+        need = partial | must
+        if not self.is_extendable(partial, include, banned) or need.sum() >= self.m:
+            return np.zeros(self.d, dtype=bool)
+        # with room left, any allowed arm can be added (m <= number of allowed arms)
+        return ~partial & ~banned
+
+
+class Paths(ActionFamily):
+    """Source-to-sink paths of a layered DAG whose *edges* are the base arms (network routing).
+
+    Construction (deterministic given ``(d, m, seed)``; works for every ``d >= m >= 1``):
+
+    * ``m + 1`` node layers ``0..m``; layer 0 is the single source, layer ``m`` the single
+      sink, interior layers ``1..m-1`` have ``w`` nodes each.  Every path has exactly ``m``
+      edges, one per edge layer ``k = 0..m-1`` (from node layer ``k`` to ``k + 1``).
+    * ``w`` disjoint *lanes* ``source -> (1, j) -> ... -> (m-1, j) -> sink`` use ``m * w``
+      edges.  For ``m >= 3``, ``w`` is the smallest width whose complete layered graph has at
+      least ``d`` edges (``2w + (m-2) w^2 >= d``), capped at ``floor(d / m)``; so the graph is
+      as "connected" as possible rather than many parallel lanes.  For ``m <= 2``,
+      ``w = floor(d / m)`` (for ``m = 1`` the lanes are single source-sink links).
+    * The remaining ``r = d - m w`` edges are *cross links* ``(k, j) -> (k+1, j')``,
+      ``j != j'``, drawn uniformly without replacement (seeded) between interior layers.  When
+      there is no room for them (``m <= 2`` or ``w = 1``, i.e. ``d < 2m``), they are parallel
+      copies of distinct lane links instead (a multigraph: two links between the same
+      routers).  ``m = 1`` gives ``d`` parallel source-sink links (equivalent to 1-sets).
+    * Every node has an incoming and an outgoing edge, so every edge lies on some path.
+
+    Arms are numbered by edge layer, then tail node, then head node.  Attributes ``tail``,
+    ``head`` (node ids), ``edge_layer``, ``node_layer`` and ``node_pos`` (position within
+    the layer) describe the graph for plotting; node 0 is the source and the last node the
+    sink.
+
+    The oracle is a longest-path dynamic programme over the layers (exact; ``O(d)`` per call),
+    respecting ``include`` (the path must use those edges: at most one per layer) and
+    ``exclude``.  Ties are broken towards lower edge indices.
+
+    Parameters
+    ----------
+    d : int
+        Number of base arms (edges), ``d >= m``.
+    m : int
+        Path length (number of edge layers), ``m >= 1``.
+    seed : int
+        Seed of the cross-link placement.
+    """
+
+    key = "paths"
+    greedy_alpha = None  # greedy edge selection has no constant guarantee on paths
+
+    def __init__(self, d: int, m: int, seed: int = 0) -> None:
+        super().__init__(d, m)
+        self.seed = validate_int("seed", seed, 0)
+        d, m = self.d, self.m
+        rng = np.random.default_rng(self.seed)
+        if m == 1:
+            w = d
+        elif m == 2:
+            w = d // 2
+        else:
+            w = 1
+            while 2 * w + (m - 2) * w * w < d:
+                w += 1
+            w = min(w, d // m)
+        self.width = w
+        # node ids: 0 = source, interior (k, j) -> 1 + (k-1) * w + j, sink = last
+        n_nodes = 2 + (m - 1) * w
+        sink = n_nodes - 1
+        node_layer = np.zeros(n_nodes, dtype=np.int64)
+        node_pos = np.zeros(n_nodes, dtype=np.int64)
+        for k in range(1, m):
+            ids = 1 + (k - 1) * w + np.arange(w)
+            node_layer[ids] = k
+            node_pos[ids] = np.arange(w)
+        node_layer[sink] = m
+
+        def node(k: int, j: int) -> int:
+            if k == 0:
+                return 0
+            if k == m:
+                return sink
+            return 1 + (k - 1) * w + j
+
+        edges = [(k, node(k, j), node(k + 1, j)) for k in range(m) for j in range(w)]
+        r = d - m * w
+        if r > 0:
+            if m >= 3 and w >= 2:
+                cand = [
+                    (k, node(k, j), node(k + 1, jj))
+                    for k in range(1, m - 1)
+                    for j in range(w)
+                    for jj in range(w)
+                    if j != jj
+                ]
+                pick = rng.choice(len(cand), size=r, replace=False)
+                edges += [cand[i] for i in pick]
+            else:
+                pick = rng.choice(len(edges), size=r, replace=False)
+                edges += [edges[i] for i in pick]
+        edges.sort()
+        arr = np.array(edges, dtype=np.int64)
+        self.edge_layer, self.tail, self.head = arr[:, 0], arr[:, 1], arr[:, 2]
+        self.node_layer, self.node_pos = node_layer, node_pos
+        self.n_nodes, self.source, self.sink = n_nodes, 0, sink
+        # per layer: edge indices, and for each head node of the next layer its in-edges
+        self._layer_edges = [np.flatnonzero(self.edge_layer == k) for k in range(m)]
+        self._in_edges = [
+            [(int(h), E[self.head[E] == h]) for h in np.unique(self.head[E])]
+            for E in self._layer_edges
+        ]
+
+    def describe(self) -> str:
+        return f"paths (d={self.d} links, m={self.m} hops, width {self.width})"
+
+    def argmax_linear(self, scores, include=(), exclude=None):
+        s = _finite_scores(_check_scores(scores, self.d), self.m)
+        must, banned = restriction_masks(self.d, include, exclude)
+        if np.any(must & banned):
+            return None
+        allowed = ~banned
+        for E in self._layer_edges:
+            forced = E[must[E]]
+            if len(forced) > 1:
+                return None  # a path uses one edge per layer
+            if len(forced) == 1:
+                allowed[E] = False
+                allowed[forced[0]] = True
+        val = np.zeros(self.n_nodes)
+        reach = np.zeros(self.n_nodes, dtype=bool)
+        reach[self.source] = True
+        best_in = np.full(self.n_nodes, -1, dtype=np.int64)
+        for E in self._layer_edges:
+            E = E[allowed[E] & reach[self.tail[E]]]
+            if len(E) == 0:
+                return None
+            cand = val[self.tail[E]] + s[E]
+            heads = self.head[E]
+            order = np.lexsort((E, -cand, heads))  # by head, best value, lowest index
+            first = np.unique(heads[order], return_index=True)[1]
+            win = order[first]
+            val[heads[win]] = cand[win]
+            reach[heads[win]] = True
+            best_in[heads[win]] = E[win]
+        if not reach[self.sink]:
+            return None
+        return self._backtrack(best_in)
+
+    def _backtrack(self, best_in: np.ndarray) -> np.ndarray:
+        a = np.zeros(self.d, dtype=bool)
+        node = self.sink
+        for _ in range(self.m):
+            e = best_in[node]
+            a[e] = True
+            node = self.tail[e]
+        return a
+
+    def argmax_linear_batch(self, scores):
+        S = np.asarray(scores, dtype=float)
+        if S.ndim != 2 or S.shape[1] != self.d:
+            raise ValueError(f"scores must have shape (R, {self.d}), got {S.shape}")
+        if np.isnan(S).any():
+            raise ValueError("scores must not contain NaN")
+        S = np.stack([_finite_scores(row, self.m) for row in S]) if np.isinf(S).any() else S
+        R = S.shape[0]
+        rows = np.arange(R)
+        val = np.zeros((R, self.n_nodes))
+        best_in = np.zeros((R, self.n_nodes), dtype=np.int64)
+        for groups in self._in_edges:
+            for h, E in groups:  # E ascending, argmax takes the first maximum
+                cand = val[:, self.tail[E]] + S[:, E]
+                j = np.argmax(cand, axis=1)
+                val[:, h] = cand[rows, j]
+                best_in[:, h] = E[j]
+        a = np.zeros((R, self.d), dtype=bool)
+        node = np.full(R, self.sink)
+        for _ in range(self.m):
+            e = best_in[rows, node]
+            a[rows, e] = True
+            node = self.tail[e]
+        return a
+
+    def n_actions(self) -> int:
+        count = [0] * self.n_nodes
+        count[self.source] = 1
+        for e in range(self.d):  # edges are sorted by layer
+            count[self.head[e]] += count[self.tail[e]]
+        return count[self.sink]
+
+    def _enumerate(self):
+        n = self.n_actions()
+        if n > MAX_ENUMERATION:
+            raise ValueError(f"{self.describe()} has {n} paths; too many to enumerate")
+        out_edges = [np.flatnonzero(self.tail == v) for v in range(self.n_nodes)]
+        rows: list[list[int]] = []
+
+        def walk(v: int, path: list[int]) -> None:
+            if v == self.sink:
+                rows.append(list(path))
+                return
+            for e in out_edges[v]:
+                path.append(int(e))
+                walk(int(self.head[e]), path)
+                path.pop()
+
+        walk(self.source, [])
+        A = np.zeros((len(rows), self.d), dtype=bool)
+        for r, p in enumerate(rows):
+            A[r, p] = True
+        return A
+
+    def is_action(self, a):
+        a = _as_action(a, self.d)
+        return int(a.sum()) == self.m and self.is_extendable(a)
+
+
+class Matchings(ActionFamily):
+    """Matchings of size exactly ``m`` in a bipartite graph whose *edges* are the base arms.
+
+    Construction (deterministic given ``(d, m, seed)``; works for every ``d >= m >= 1``):
+
+    * ``n = min(d, max(2m - 1, ceil(sqrt(2d))))`` left and ``n`` right nodes;
+    * a *backbone* perfect matching ``(L_j, R_pi(j))`` (``pi`` a seeded permutation, so it is
+      not visually obvious) plus ``d - n`` further edges drawn uniformly without replacement
+      from the other ``n(n-1)`` pairs (``n^2 >= d`` always holds).
+
+    Because the backbone has ``n >= 2m - 1`` edges (or the graph *is* the backbone, ``n = d``),
+    every matching with fewer than ``m`` edges extends to one with ``m`` edges (a matching of
+    size ``k`` blocks at most ``2k`` backbone edges).  Hence every edge lies on some action,
+    and the feasible sets are exactly the matchings of size ``<= m`` (an intersection of two
+    matroids), which is what makes the greedy oracle a 1/2-approximation for non-negative
+    scores (:mod:`dashboard.algorithms.cmab.approx`).
+
+    Attributes ``left``, ``right`` (node ids of each edge), ``n_left``, ``n_right`` describe
+    the graph; arms are numbered by ``(left, right)``.
+
+    The exact oracle solves a rectangular assignment problem with dummy nodes
+    (``scipy.optimize.linear_sum_assignment``): ``n_R - k`` dummy rows and ``n_L - k`` dummy
+    columns, dummy-dummy pairs forbidden, force exactly ``k`` real pairs.  ``include`` edges
+    are fixed first (their endpoints removed, ``k = m - |include|``); ``exclude`` forbids
+    edges.  Ties are broken by the solver (any maximiser is returned).
+
+    Parameters
+    ----------
+    d : int
+        Number of base arms (edges), ``d >= m``.
+    m : int
+        Matching size, ``m >= 1``.
+    seed : int
+        Seed of the random edges and node labels.
+    """
+
+    key = "matchings"
+    greedy_alpha = 0.5
+
+    def __init__(self, d: int, m: int, seed: int = 0) -> None:
+        super().__init__(d, m)
+        self.seed = validate_int("seed", seed, 0)
+        d, m = self.d, self.m
+        rng = np.random.default_rng(self.seed)
+        n = min(d, max(2 * m - 1, math.ceil(math.sqrt(2 * d))))
+        perm = rng.permutation(n)
+        pairs = [(j, int(perm[j])) for j in range(n)]
+        others = [(i, int(perm[j])) for i in range(n) for j in range(n) if i != j]
+        if d > n:
+            pick = rng.choice(len(others), size=d - n, replace=False)
+            pairs += [others[i] for i in pick]
+        pairs.sort()
+        arr = np.array(pairs, dtype=np.int64)
+        self.left, self.right = arr[:, 0], arr[:, 1]
+        self.n_left = self.n_right = n
+        self._edge_id = np.full((n, n), -1, dtype=np.int64)
+        self._edge_id[self.left, self.right] = np.arange(d)
+
+    def describe(self) -> str:
+        return f"matchings (d={self.d} edges on {self.n_left}+{self.n_right} nodes, m={self.m})"
+
+    def _fixed(self, must: np.ndarray, banned: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
+        """Check the forced edges form a matching; return (ok, used left, used right)."""
+        inc = np.flatnonzero(must)
+        used_l = np.zeros(self.n_left, dtype=bool)
+        used_r = np.zeros(self.n_right, dtype=bool)
+        if np.any(must & banned) or len(inc) > self.m:
+            return False, used_l, used_r
+        L, Rr = self.left[inc], self.right[inc]
+        if len(np.unique(L)) < len(inc) or len(np.unique(Rr)) < len(inc):
+            return False, used_l, used_r
+        used_l[L] = True
+        used_r[Rr] = True
+        return True, used_l, used_r
+
+    def argmax_linear(self, scores, include=(), exclude=None):
+        s = _finite_scores(_check_scores(scores, self.d), self.m)
+        must, banned = restriction_masks(self.d, include, exclude)
+        ok, used_l, used_r = self._fixed(must, banned)
+        if not ok:
+            return None
+        k = self.m - int(must.sum())
+        a = must.copy()
+        if k == 0:
+            return a
+        free_l, free_r = np.flatnonzero(~used_l), np.flatnonzero(~used_r)
+        p, q = len(free_l), len(free_r)
+        if k > min(p, q):
+            return None
+        size = p + q - k
+        C = np.full((size, size), np.inf)
+        C[:p, q:] = 0.0  # real left node left unmatched (dummy column)
+        C[p:, :q] = 0.0  # real right node left unmatched (dummy row)
+        ids = self._edge_id[np.ix_(free_l, free_r)]
+        usable = ids >= 0
+        usable[usable] = ~banned[ids[usable]] & ~must[ids[usable]]
+        sub = np.full((p, q), np.inf)
+        sub[usable] = -s[ids[usable]]
+        C[:p, :q] = sub
+        try:
+            rows, cols = linear_sum_assignment(C)
+        except ValueError:  # scipy: "cost matrix is infeasible"
+            return None
+        real = (rows < p) & (cols < q)
+        chosen = ids[rows[real], cols[real]]
+        if len(chosen) != k or np.any(chosen < 0):  # pragma: no cover - solver guarantee
+            return None
+        a[chosen] = True
+        return a
+
+    def _enumerate(self):
+        rows: list[tuple[int, ...]] = []
+        L, R = self.left, self.right
+
+        def grow(start: int, chosen: list[int], ul: set[int], ur: set[int]) -> None:
+            if len(chosen) == self.m:
+                rows.append(tuple(chosen))
+                if len(rows) > MAX_ENUMERATION:
+                    raise ValueError(f"{self.describe()} has too many matchings to enumerate")
+                return
+            for e in range(start, self.d):
+                if L[e] in ul or R[e] in ur:
+                    continue
+                chosen.append(e)
+                ul.add(int(L[e]))
+                ur.add(int(R[e]))
+                grow(e + 1, chosen, ul, ur)
+                chosen.pop()
+                ul.discard(int(L[e]))
+                ur.discard(int(R[e]))
+
+        grow(0, [], set(), set())
+        A = np.zeros((len(rows), self.d), dtype=bool)
+        for r, c in enumerate(rows):
+            A[r, list(c)] = True
+        return A
+
+    def is_action(self, a):
+        a = _as_action(a, self.d)
+        idx = np.flatnonzero(a)
+        return (
+            len(idx) == self.m
+            and len(np.unique(self.left[idx])) == self.m
+            and len(np.unique(self.right[idx])) == self.m
+        )
+
+    def extendable_arms(self, partial, include=(), exclude=None):
+        partial = _as_action(partial, self.d)
+        must, banned = restriction_masks(self.d, include, exclude)
+        out = np.zeros(self.d, dtype=bool)
+        need = partial | must
+        ok, used_l, used_r = self._fixed(need, banned)
+        if not ok or need.sum() >= self.m:
+            return out
+        # only edges disjoint from the partial matching can extend it; test those exactly
+        cand = ~need & ~banned & ~used_l[self.left] & ~used_r[self.right]
+        for i in np.flatnonzero(cand):
+            grown = need.copy()
+            grown[i] = True
+            out[i] = self.argmax_linear(np.zeros(self.d), np.flatnonzero(grown), banned) is not None
+        return out
+
+
+class ExplicitActions(ActionFamily):
+    """A user-supplied list of binary actions (any ``A subset {0,1}^d``, Section 2).
+
+    Parameters
+    ----------
+    actions : array-like of shape (n, d)
+        Rows are actions; entries must be 0/1 (or bool).  Duplicate rows are removed (first
+        occurrence kept); ``d`` is the number of columns and ``m`` the largest row size.
+
+    The oracle enumerates (one matrix-vector product), which is exactly the "cost proportional
+    to ``|A|``" the paper's oracle abstraction hides.  The greedy oracle has no guarantee here.
+
+    Raises
+    ------
+    ValueError
+        If the list is empty, ragged, not 2-D, has non-binary / NaN entries or an all-zero row
+        (the message names the offending row and column).
+    """
+
+    key = "explicit"
+    greedy_alpha = None
+
+    def __init__(self, actions: Any) -> None:
+        A = self._validate(actions)
+        _, first = np.unique(A, axis=0, return_index=True)
+        A = A[np.sort(first)]
+        super().__init__(A.shape[1], int(A.sum(axis=1).max()))
+        self._enum = A
+        self._Af = A.astype(float)
+        self._keys = {row.tobytes(): r for r, row in enumerate(A)}
+
+    @staticmethod
+    def _validate(actions: Any) -> np.ndarray:
+        if actions is None:
+            raise ValueError("explicit actions: give a non-empty list of 0/1 rows, got None")
+        if isinstance(actions, np.ndarray):
+            rows = list(actions) if actions.ndim >= 1 else [actions]
+            if actions.ndim != 2:
+                raise ValueError(
+                    f"explicit actions must be a 2-D array (n_actions, d), got {actions.ndim}-D"
+                )
+        else:
+            try:
+                rows = list(actions)
+            except TypeError:
+                raise ValueError(
+                    f"explicit actions must be a list of 0/1 rows, got {type(actions).__name__}"
+                ) from None
+        if len(rows) == 0:
+            raise ValueError("explicit actions: the list is empty; give at least one action")
+        d = None
+        for r, row in enumerate(rows):
+            try:
+                vals = np.asarray(row, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"explicit actions: row {r} is not a list of numbers") from None
+            if vals.ndim != 1:
+                raise ValueError(f"explicit actions: row {r} must be a flat list of 0/1 entries")
+            if d is None:
+                d = len(vals)
+                if d == 0:
+                    raise ValueError("explicit actions: row 0 is empty; rows need d >= 1 entries")
+            elif len(vals) != d:
+                raise ValueError(
+                    f"explicit actions: row {r} has {len(vals)} entries but row 0 has {d}; "
+                    "all rows must have the same length d"
+                )
+            bad = np.flatnonzero(~((vals == 0) | (vals == 1)))
+            if bad.size:
+                c = int(bad[0])
+                raise ValueError(
+                    f"explicit actions: entry (row {r}, column {c}) is {vals[c]!r}; "
+                    "only 0/1 (or True/False) are allowed"
+                )
+            if not vals.any():
+                raise ValueError(
+                    f"explicit actions: row {r} is all zeros; every action must activate an arm"
+                )
+        return np.array([np.asarray(row, dtype=float) for row in rows]).astype(bool)
+
+    def _enumerate(self):
+        return self._enum  # pragma: no cover - set in __init__
+
+    def n_actions(self) -> int:
+        return len(self._enum)
+
+    def _values(self, s: np.ndarray) -> np.ndarray:
+        return self._Af @ _finite_scores(s, self.m)
+
+    def argmax_linear(self, scores, include=(), exclude=None):
+        s = _check_scores(scores, self.d)
+        must, banned = restriction_masks(self.d, include, exclude)
+        A = self._enum
+        ok = np.all(A[:, must], axis=1) & ~np.any(A[:, banned], axis=1)
+        if not ok.any():
+            return None
+        v = np.where(ok, self._values(s), -np.inf)
+        return A[int(np.argmax(v))].copy()
+
+    def argmax_linear_batch(self, scores):
+        S = np.asarray(scores, dtype=float)
+        if S.ndim != 2 or S.shape[1] != self.d:
+            raise ValueError(f"scores must have shape (R, {self.d}), got {S.shape}")
+        if np.isnan(S).any():
+            raise ValueError("scores must not contain NaN")
+        if np.isinf(S).any():
+            S = np.stack([_finite_scores(row, self.m) for row in S])
+        return self._enum[np.argmax(S @ self._Af.T, axis=1)].copy()
+
+    def is_action(self, a):
+        return _as_action(a, self.d).tobytes() in self._keys
+
+    def describe(self) -> str:
+        return f"explicit ({self.n_actions()} actions, d={self.d}, m={self.m})"
+
+
+def make_family(
+    key: str,
+    d: int | None,
+    m: int | None,
+    seed: int = 0,
+    actions: Any = None,
+) -> ActionFamily:
+    """Build an action family from its user-facing key.
+
+    Parameters
+    ----------
+    key : str
+        One of :data:`FAMILIES` (``"m-sets"``, ``"paths"``, ``"matchings"``, ``"explicit"``),
+        case-insensitive.
+    d, m : int
+        Number of base arms and action size.  For ``"explicit"`` they are read from
+        ``actions``; pass ``None`` or the matching values (a mismatch raises ValueError).
+    seed : int
+        Seed of the random graph constructions (ignored by ``m-sets`` and ``explicit``).
+    actions : array-like, optional
+        The rows of an ``"explicit"`` family.
+
+    Raises
+    ------
+    ValueError
+        Unknown key (the message lists :data:`FAMILIES`), invalid ``d``/``m``, or a missing /
+        inconsistent ``actions`` list.
+    """
+    k = str(key).strip().lower()
+    if k == "m-sets":
+        return MSets(d, m)  # type: ignore[arg-type]
+    if k == "paths":
+        return Paths(d, m, seed=seed)  # type: ignore[arg-type]
+    if k == "matchings":
+        return Matchings(d, m, seed=seed)  # type: ignore[arg-type]
+    if k == "explicit":
+        if actions is None:
+            raise ValueError("the explicit action family needs actions=[[0/1, ...], ...]")
+        fam = ExplicitActions(actions)
+        if d is not None and int(d) != fam.d:
+            raise ValueError(f"d={d} does not match the explicit actions' {fam.d} columns")
+        if m is not None and int(m) != fam.m:
+            raise ValueError(
+                f"m={m} does not match the largest explicit action size {fam.m}; "
+                "pass m=None or the largest row size"
+            )
+        return fam
+    raise ValueError(f"unknown action family {key!r}; choose from: {', '.join(FAMILIES)}")
