@@ -278,7 +278,27 @@ def _wolfe_atwood(
         since_refresh += 1
         supp = np.flatnonzero(p > 0)
         k = int(supp[np.argmin(g[supp])])
-        if g[j] - r >= r - g[k] or p[k] >= 1.0:
+        away = g[j] - r < r - g[k] and p[k] < 1.0
+        if away:
+            # away step: p <- (1 + a) p - a e_k, a <= p_k / (1 - p_k) (drop step at the bound)
+            gk = g[k]
+            a_max = p[k] / (1.0 - p[k])
+            a = a_max if gk <= 1.0 else min(a_max, (r - gk) / (r * (gk - 1.0)))
+            gamma = a / (1.0 + a)
+            denom = 1.0 - gamma * gk
+            # denom ~ 0 would mean removing z_k makes V singular: take a toward step instead
+            away = denom > 1e-12
+        if away:
+            u = Minv @ Z[k]
+            w = Z @ u
+            c = gamma / denom
+            Minv = (Minv + c * np.outer(u, u)) / (1.0 + a)
+            g = (g + c * w * w) / (1.0 + a)
+            p *= 1.0 + a
+            p[k] -= a
+            if a >= a_max:
+                p[k] = 0.0
+        else:
             # toward step: p <- (1 - a) p + a e_j, a = (g_j - r) / (r (g_j - 1))
             gj = g[j]
             a = (gj - r) / (r * (gj - 1.0))
@@ -290,26 +310,6 @@ def _wolfe_atwood(
             g = (g - c * w * w) / (1.0 - a)
             p *= 1.0 - a
             p[j] += a
-        else:
-            # away step: p <- (1 + a) p - a e_k, a <= p_k / (1 - p_k) (drop step at the bound)
-            gk = g[k]
-            a_max = p[k] / (1.0 - p[k])
-            a = a_max if gk <= 1.0 else min(a_max, (r - gk) / (r * (gk - 1.0)))
-            gamma = a / (1.0 + a)
-            denom = 1.0 - gamma * gk
-            if denom <= 1e-12:  # dropping z_k would make V singular: refresh and move on
-                Minv, g = _leverages(Z, p)
-                since_refresh = 0
-                continue
-            u = Minv @ Z[k]
-            w = Z @ u
-            c = gamma / denom
-            Minv = (Minv + c * np.outer(u, u)) / (1.0 + a)
-            g = (g + c * w * w) / (1.0 + a)
-            p *= 1.0 + a
-            p[k] -= a
-            if a >= a_max:
-                p[k] = 0.0
         np.maximum(p, 0.0, out=p)
     p /= p.sum()
     return p, it
@@ -501,7 +501,7 @@ def _weights(weights: Any, k: int) -> np.ndarray:
         raise ValueError("weights must be finite and non-negative")
     if abs(w.sum() - 1.0) > 1e-8:
         raise ValueError(f"weights must sum to 1, got sum {w.sum()!r}")
-    return w / w.sum()
+    return w.copy()
 
 
 def design_report(
