@@ -279,6 +279,9 @@ class ActionFamily(ABC):
         """One-line human description."""
         return f"{self.key} (d={self.d}, m={self.m})"
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.describe()}>"
+
 
 class MSets(ActionFamily):
     """All subsets of exactly ``m`` of the ``d`` base arms; the oracle is top-``m``.
@@ -795,7 +798,7 @@ class ExplicitActions(ActionFamily):
             if bad.size:
                 c = int(bad[0])
                 raise ValueError(
-                    f"explicit actions: entry (row {r}, column {c}) is {vals[c]!r}; "
+                    f"explicit actions: entry (row {r}, column {c}) is {vals[c]:g}; "
                     "only 0/1 (or True/False) are allowed"
                 )
             if not vals.any():

@@ -1,28 +1,56 @@
 """The combinatorial oracle as the algorithms see it: accounting, cost and parallel batches.
 
+Section 2 of the combinatorial paper assumes an oracle returning ``a^dagger in argmax_{a in A}
+f(a)`` and measures oracle efficiency with two quantities (Figure 1):
+
+* **query complexity**: the total number of individual oracle queries;
+* **adaptivity complexity**: the number of *sequential rounds* of queries, where one round is a
+  set of queries that do not depend on each other and may run in parallel.
+
 Every call goes through :class:`Oracle`, which records it in an
 :class:`~dashboard.algorithms.base.ExpensiveLog` with the round ``t``, an adaptivity round id,
-a purpose and its wall time (Section 2's query and adaptivity complexities).  Calls that the
-paper lets run in parallel (Appendix A.1) are submitted together with :meth:`Oracle.batch`; they
-share one round id and really run concurrently on a pluggable
-:class:`concurrent.futures.Executor`.  An artificial ``delay`` (seconds per call, spent sleeping,
-which releases the GIL like a real external solver would) makes runtime comparisons such as
-Figure 2(d)-(e) meaningful on cheap families.
+a purpose and its wall time: :meth:`Oracle.call` is one query in its own adaptivity round,
+:meth:`Oracle.batch` is several queries sharing one round id, so ``log.queries`` and
+``log.adaptivity`` are exactly the two complexities.  Appendix A.1 lists which queries form one
+round: in SROQ (Algorithm 2) the per-arm representative queries (line 6) *and* the
+``max_a r^LCB`` query (line 7) are independent, hence one batch per epoch; in SROQ-C
+(Algorithm 4) the pair queries join that batch but the query over the updated ``A'_tau`` needs
+a second, sequential batch; in SROQ-GR (Algorithm 7) lines 5 and 6 form one batch.
+
+A batch really runs concurrently on a pluggable :class:`concurrent.futures.Executor`
+(:func:`make_executor`).  An artificial ``delay`` (seconds per call, spent sleeping, which
+releases the GIL like a real external solver would) makes runtime comparisons such as
+Figure 2(d)-(e) meaningful on cheap families.  ``Oracle.elapsed`` accumulates the wall time of
+whole batches (what parallel execution saves), while the log holds per-call times (their sum is
+the sequential cost).
+
+Process pools need picklable work: the solver is the module-level :func:`solve_request`, the
+family and request are pickled for every call, and a set-function query ``f`` must itself be
+picklable (a module-level function or a :func:`functools.partial` of one; lambdas and closures
+are rejected with a ValueError before anything is submitted).  Thread pools have no such
+restriction and are the right choice for the simulated ``delay``.
 """
 
 from __future__ import annotations
 
+import pickle
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
-from ..base import ExpensiveLog
+from ..base import ExpensiveLog, validate_int
 from .actions import ActionFamily
 
-__all__ = ["Oracle", "OracleRequest"]
+__all__ = ["EXECUTORS", "Oracle", "OracleRequest", "make_executor", "solve_request"]
+
+#: Kinds accepted by :func:`make_executor`.
+EXECUTORS: tuple[str, ...] = ("none", "threads", "processes")
+
+ApproxOracle = Callable[[ActionFamily, "OracleRequest"], "np.ndarray | None"]
 
 
 @dataclass
@@ -32,6 +60,11 @@ class OracleRequest:
     Exactly one of ``scores`` and ``f`` is given.  ``include``/``exclude`` restrict the actions
     as in :meth:`ActionFamily.argmax_linear`; ``arm`` is the base arm the query is about (for the
     timeline), ``purpose`` a short label such as ``"representative of arm i"``.
+
+    Raises
+    ------
+    ValueError
+        If both or neither of ``scores`` and ``f`` are given.
     """
 
     purpose: str
@@ -40,6 +73,68 @@ class OracleRequest:
     include: Sequence[int] | np.ndarray = field(default_factory=tuple)
     exclude: np.ndarray | None = None
     arm: int = -1
+
+    def __post_init__(self) -> None:
+        if (self.scores is None) == (self.f is None):
+            raise ValueError(
+                "an oracle request needs exactly one of scores= (linear query) or f= "
+                f"(set function); purpose {self.purpose!r} has "
+                + ("neither" if self.scores is None else "both")
+            )
+
+
+def solve_request(
+    family: ActionFamily,
+    req: OracleRequest,
+    delay: float = 0.0,
+    approximate: ApproxOracle | None = None,
+) -> tuple[np.ndarray | None, float]:
+    """Answer one request and return ``(action or None, wall seconds)``.
+
+    Set-function requests use ``family.argmax_set_function``; linear requests use
+    ``approximate(family, req)`` when given (an alpha-approximation oracle, Algorithm 5) and
+    ``family.argmax_linear`` otherwise.  ``delay`` seconds of sleep are added (simulated solver
+    cost).  Module level so that process pools can pickle it.
+    """
+    start = time.perf_counter()
+    if req.f is not None:
+        action = family.argmax_set_function(req.f, req.include, req.exclude)
+    elif approximate is not None:
+        action = approximate(family, req)
+    else:
+        action = family.argmax_linear(req.scores, req.include, req.exclude)
+    if delay:
+        time.sleep(delay)
+    return action, time.perf_counter() - start
+
+
+def make_executor(kind: str = "none", workers: int | None = None) -> Executor | None:
+    """Executor for :class:`Oracle` batches.
+
+    Parameters
+    ----------
+    kind : {"none", "threads", "processes"}
+        ``"none"`` returns ``None`` (calls run one after another, still one adaptivity round
+        per batch); ``"threads"`` a :class:`~concurrent.futures.ThreadPoolExecutor` (right for
+        the simulated ``delay`` and for solvers that release the GIL); ``"processes"`` a
+        :class:`~concurrent.futures.ProcessPoolExecutor` (needs picklable set functions).
+    workers : int, optional
+        Number of workers (default 4), between 1 and 256.
+
+    Returns
+    -------
+    concurrent.futures.Executor or None
+        The caller owns it and should ``shutdown()`` it when done.
+    """
+    k = str(kind).strip().lower()
+    if k not in EXECUTORS:
+        raise ValueError(f"unknown executor kind {kind!r}; choose from: {', '.join(EXECUTORS)}")
+    n = 4 if workers is None else validate_int("workers", workers, 1, 256)
+    if k == "none":
+        return None
+    if k == "threads":
+        return ThreadPoolExecutor(max_workers=n, thread_name_prefix="oracle")
+    return ProcessPoolExecutor(max_workers=n)
 
 
 class Oracle:
@@ -58,7 +153,15 @@ class Oracle:
         (they still share one adaptivity round id).
     approximate : callable, optional
         ``approximate(family, request) -> action`` replacing the exact linear solver (an
-        alpha-approximation oracle, Algorithm 5).
+        alpha-approximation oracle, Algorithm 5), e.g.
+        :func:`dashboard.algorithms.cmab.approx.greedy_oracle`.  Set-function queries always
+        use the exact solver.
+
+    Attributes
+    ----------
+    elapsed : float
+        Wall seconds spent in :meth:`batch` calls (whole batches: with an executor this is
+        less than the sum of per-call times recorded in the log).
     """
 
     def __init__(
@@ -67,27 +170,19 @@ class Oracle:
         log: ExpensiveLog,
         delay: float = 0.0,
         executor: Executor | None = None,
-        approximate: Callable[[ActionFamily, OracleRequest], np.ndarray | None] | None = None,
+        approximate: ApproxOracle | None = None,
     ) -> None:
-        if delay < 0:
+        if not delay >= 0:
             raise ValueError(f"oracle delay must be >= 0 seconds, got {delay}")
         self.family = family
         self.log = log
         self.delay = float(delay)
         self.executor = executor
         self.approximate = approximate
+        self.elapsed = 0.0
 
     def _solve(self, req: OracleRequest) -> tuple[np.ndarray | None, float]:
-        start = time.perf_counter()
-        if req.f is not None:
-            action = self.family.argmax_set_function(req.f, req.include, req.exclude)
-        elif self.approximate is not None:
-            action = self.approximate(self.family, req)
-        else:
-            action = self.family.argmax_linear(req.scores, req.include, req.exclude)
-        if self.delay:
-            time.sleep(self.delay)
-        return action, time.perf_counter() - start
+        return solve_request(self.family, req, self.delay, self.approximate)
 
     def call(self, req: OracleRequest, t: int) -> np.ndarray | None:
         """One sequential call (its own adaptivity round)."""
@@ -97,16 +192,41 @@ class Oracle:
         """Independent calls forming one adaptivity round; run concurrently if an executor is set.
 
         Returns the actions in request order.  Wall times recorded per call are those measured
-        inside each call (so their sum is the sequential cost, while the batch's elapsed time is
-        what parallel execution saves).
+        inside each call (so their sum is the sequential cost, while the batch's elapsed time,
+        added to :attr:`elapsed`, is what parallel execution saves).  An empty batch records
+        nothing and opens no adaptivity round.
         """
         if not requests:
             return []
-        rid = self.log.new_round()
+        start = time.perf_counter()
         if self.executor is not None and len(requests) > 1:
-            results = list(self.executor.map(self._solve, requests))
+            if isinstance(self.executor, ProcessPoolExecutor):
+                _check_picklable(requests)
+            results = list(
+                self.executor.map(
+                    solve_request,
+                    repeat(self.family),
+                    requests,
+                    repeat(self.delay),
+                    repeat(self.approximate),
+                )
+            )
         else:
             results = [self._solve(r) for r in requests]
+        self.elapsed += time.perf_counter() - start
+        rid = self.log.new_round()
         for req, (_, secs) in zip(requests, results):
             self.log.record(t, rid, req.purpose, secs, req.arm)
         return [a for a, _ in results]
+
+
+def _check_picklable(requests: Sequence[OracleRequest]) -> None:
+    for req in requests:
+        try:
+            pickle.dumps(req)
+        except Exception as exc:  # pickle raises several types (PicklingError, AttributeError)
+            raise ValueError(
+                f"oracle request {req.purpose!r} cannot be sent to a process pool ({exc}); "
+                "use a module-level function (or functools.partial of one) as f, or "
+                "make_executor('threads')"
+            ) from None
