@@ -93,14 +93,16 @@ def test_enumeration_and_feasibility_helpers(fam):
         junk = rng.random(fam.d) < 0.3
         truth = bool(np.any(np.all(A[:, junk], axis=1)))
         assert fam.is_extendable(junk) == truth
-        ext = fam.extendable_arms(partial)
+        ban = (rng.random(fam.d) < 0.2) & ~partial
+        B = A[~np.any(A[:, ban], axis=1)]  # actions avoiding the banned arms
+        ext = fam.extendable_arms(partial, exclude=ban)
         for i in range(fam.d):
             grown = partial.copy()
             grown[i] = True
-            expect = (not partial[i]) and bool(np.any(np.all(A[:, grown], axis=1)))
+            expect = (not partial[i]) and bool(np.any(np.all(B[:, grown], axis=1)))
             assert ext[i] == expect
             if not partial[i]:
-                assert fam.can_extend(partial, i) == expect
+                assert fam.can_extend(partial, i, exclude=ban) == expect
     assert not fam.is_action(np.zeros(fam.d, dtype=bool))
 
 

@@ -487,8 +487,8 @@ class Paths(ActionFamily):
             cand = val[self.tail[E]] + s[E]
             heads = self.head[E]
             order = np.lexsort((E, -cand, heads))  # by head, best value, lowest index
-            first = np.unique(heads[order], return_index=True)[1]
-            win = order[first]
+            hs = heads[order]
+            win = order[np.r_[True, hs[1:] != hs[:-1]]]  # first of each head group
             val[heads[win]] = cand[win]
             reach[heads[win]] = True
             best_in[heads[win]] = E[win]
@@ -562,6 +562,39 @@ class Paths(ActionFamily):
     def is_action(self, a):
         a = _as_action(a, self.d)
         return int(a.sum()) == self.m and self.is_extendable(a)
+
+    def extendable_arms(self, partial, include=(), exclude=None):
+        """One forward and one backward reachability pass (``O(d)``): edge ``e`` of a layer
+        without a required edge extends ``partial`` iff its tail is reachable from the source
+        and its head reaches the sink through allowed edges."""
+        partial = _as_action(partial, self.d)
+        must, banned = restriction_masks(self.d, include, exclude)
+        need = partial | must
+        out = np.zeros(self.d, dtype=bool)
+        if np.any(need & banned):
+            return out
+        allowed = ~banned
+        free_layer = np.ones(self.m, dtype=bool)
+        for k, E in enumerate(self._layer_edges):
+            forced = E[need[E]]
+            if len(forced) > 1:
+                return out
+            if len(forced) == 1:
+                allowed[E] = False
+                allowed[forced[0]] = True
+                free_layer[k] = False
+        fwd = np.zeros(self.n_nodes, dtype=bool)
+        bwd = np.zeros(self.n_nodes, dtype=bool)
+        fwd[self.source] = bwd[self.sink] = True
+        for E in self._layer_edges:
+            E = E[allowed[E]]
+            fwd[self.head[E[fwd[self.tail[E]]]]] = True
+        for E in reversed(self._layer_edges):
+            E = E[allowed[E]]
+            bwd[self.tail[E[bwd[self.head[E]]]]] = True
+        if not fwd[self.sink]:
+            return out
+        return allowed & ~need & free_layer[self.edge_layer] & fwd[self.tail] & bwd[self.head]
 
 
 class Matchings(ActionFamily):
