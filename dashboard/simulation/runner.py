@@ -13,12 +13,13 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
 
 from ..algorithms.base import validate_int
+from ..algorithms.cmab.oracle import make_executor
 from ..algorithms.registry import AlgorithmInfo, algorithm_info
 from .results import AlgorithmResult, SimulationResult
 from .specs import ProblemSpec
@@ -209,11 +210,10 @@ class Simulation:
             raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor: Executor | None = None
         common: dict[str, Any] = {}
         if spec.problem == "cmab":
-            if spec.executor == "threads":
-                self._executor = ThreadPoolExecutor(max_workers=spec.workers)
+            self._executor = make_executor(spec.executor, spec.workers)
             common = {
                 "oracle_delay": spec.oracle_delay,
                 "executor": self._executor,

@@ -59,7 +59,8 @@ class CMABSpec(ProblemSpec):
     reward : ``linear`` (Section 6), ``covariance`` (A.11.1), ``general`` (A.11.2),
         ``continuous`` (Algorithm 8).
     oracle_delay : extra seconds per oracle call (simulated solver cost).
-    executor : ``none`` or ``threads``: how the parallel batches of scheduled algorithms run.
+    executor : ``none``, ``threads`` or ``processes``: how the parallel batches of scheduled
+        algorithms run (see :func:`~dashboard.algorithms.cmab.oracle.make_executor`).
     workers : threads for the executor.
     alpha : approximation factor reported by alpha-AROQ-CMAB's alpha-regret.
     """
@@ -79,6 +80,11 @@ class CMABSpec(ProblemSpec):
     explicit_actions: list[list[int]] | None = field(default=None, repr=False)
 
     def validate(self) -> None:
+        if str(self.actions).strip().lower() == "explicit" and self.explicit_actions:
+            from ..algorithms.cmab.actions import ExplicitActions
+
+            fam = ExplicitActions(self.explicit_actions)  # validates the rows
+            self.d, self.m = fam.d, fam.m
         self.d = validate_int("d", self.d, 1, 500)
         self.m = validate_int("m", self.m, 1)
         if self.m > self.d:
@@ -86,7 +92,7 @@ class CMABSpec(ProblemSpec):
         self.actions = _check_choice("action family", self.actions, self.ACTIONS)
         self.reward = _check_choice("reward model", self.reward, self.REWARDS)
         self.oracle_delay = _check_float("oracle_delay", self.oracle_delay, 0.0, 10.0)
-        self.executor = _check_choice("executor", self.executor, ("none", "threads"))
+        self.executor = _check_choice("executor", self.executor, ("none", "threads", "processes"))
         self.workers = validate_int("workers", self.workers, 1, 64)
         self.alpha = _check_float("alpha", self.alpha, 0.0, 1.0)
         if self.actions == "explicit" and not self.explicit_actions:
