@@ -1,0 +1,288 @@
+"""Linear-bandit foils that ignore the shift nu_t: LinUCB (OFUL) and G-optimal elimination.
+
+Both regress raw rewards on raw features (plain least squares), so a shift with non-zero mean,
+or one that reacts to the learner, biases them; the dashboard shows them next to the
+semiparametric algorithms to make that point.
+
+* :class:`LinUCB` -- OFUL (Abbasi-Yadkori, Pal & Szepesvari 2011): play
+  ``argmax_i x_i^T theta_hat + alpha beta_t ||x_i||_{V^-1}`` with ``V = lambda I + sum x x^T`` and
+  ``beta_t = sqrt(lambda) S + sigma sqrt(2 log(1/delta) + d log(1 + t/(lambda d)))``, ``S = 1``.
+* :class:`GElimination` -- phased elimination with G-optimal exploration (Lattimore &
+  Szepesvari 2020, Algorithm 12): phase l, ``epsilon_l = 2^-l``, G-optimal design ``pi`` of the
+  surviving arms (Eq. 1, :func:`..design.g_optimal_design`), each support arm played
+  ``T_l(a) = ceil(c 2 r pi(a) / epsilon_l^2 log(K l(l+1)/delta))`` times (``r`` = span
+  dimension) in a fixed order, least squares on the phase's data, eliminate arms whose
+  estimated gap exceeds ``2 epsilon_l``.
+
+Both are deterministic given the history, so they pass ``probs=None`` to the environment (an
+adaptive shift may read the arm about to be played).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from ...base import Policy, PolicyEvent, Stopwatch
+from ..design import g_optimal_design
+from ..estimators import LeastSquares
+from .sbe import _positive, _probability
+
+__all__ = ["GElimination", "LinUCB"]
+
+
+class LinUCB(Policy):
+    """OFUL-style LinUCB that ignores the shift (linear foil).
+
+    Parameters
+    ----------
+    lam : float
+        Ridge lambda > 0 of ``V = lambda I + sum x x^T``.
+    delta : float
+        Confidence level in (0, 1).
+    alpha : float
+        Multiplier of the confidence width (1 = theory), > 0.
+    sigma : float
+        Assumed sub-Gaussian noise level in ``beta_t`` (> 0; the environment's sigma is 1 in
+        Appendix I).
+    """
+
+    name = "LinUCB"
+    problem = "semiparametric"
+
+    def __init__(
+        self, lam: float = 1.0, delta: float = 0.05, alpha: float = 1.0, sigma: float = 1.0
+    ) -> None:
+        super().__init__()
+        self.lam = _positive("lam", lam)
+        self.delta = _probability("delta", delta)
+        self.alpha = _positive("alpha", alpha)
+        self.sigma = _positive("sigma", sigma)
+
+    def params(self) -> dict[str, Any]:
+        return {"lam": self.lam, "delta": self.delta, "alpha": self.alpha, "sigma": self.sigma}
+
+    def reset(self, env: Any, horizon: int) -> None:
+        """Start a run of ``horizon`` rounds on ``env``."""
+        super().__init__()
+        if horizon < 1:
+            raise ValueError(f"horizon must be >= 1, got {horizon}")
+        self.env = env
+        self.horizon = int(horizon)
+        self.X = np.asarray(env.X, dtype=float)
+        self.K, self.d = self.X.shape
+        self._gaps = np.asarray(env.gaps, dtype=float)
+        self.V_inv = np.eye(self.d) / self.lam
+        self.b = np.zeros(self.d)
+        self._cache_t = -1
+
+    def _choose(self) -> int:
+        if self._cache_t == self.t:
+            return self._a
+        theta = self.V_inv @ self.b
+        n = self.t
+        beta = math.sqrt(self.lam) + self.sigma * math.sqrt(
+            2 * math.log(1 / self.delta) + self.d * math.log(1 + n / (self.lam * self.d))
+        )
+        width = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", self.X, self.V_inv, self.X), 0.0))
+        self._a = int(np.argmax(self.X @ theta + self.alpha * beta * width))
+        self._cache_t = self.t
+        return self._a
+
+    def action_distribution(self) -> np.ndarray:
+        """One-hot at the arm LinUCB will play next (it is deterministic)."""
+        p = np.zeros(self.K)
+        p[self._choose()] = 1.0
+        return p
+
+    def advance(self, until: int) -> int:
+        """Play rounds t+1..until (every round is a decision point)."""
+        until = min(int(until), self.horizon)
+        start = time.perf_counter()
+        t_first = self.t + 1
+        while self.t < until:
+            a = self._choose()
+            t = self.t + 1
+            r = float(self.env.play(np.array([a]), t, None)[0])
+            x = self.X[a]
+            Vx = self.V_inv @ x
+            self.V_inv -= np.outer(Vx, Vx) / (1.0 + x @ Vx)
+            self.b += x * r
+            self.t = t
+            self.cum_regret += self._gaps[a]
+        self.log.record_every_round(
+            t_first, self.t, "UCB argmax + update", time.perf_counter() - start
+        )
+        return self.t
+
+
+class GElimination(Policy):
+    """Phased elimination with G-optimal exploration (Lattimore & Szepesvari 2020, Alg. 12).
+
+    Parameters
+    ----------
+    c : float
+        Multiplier of the phase lengths ``T_l(a)`` (1 = the book's constant), > 0.
+    delta : float
+        Confidence level in (0, 1).
+    elimination_factor : float
+        Eliminate arms whose estimated gap exceeds ``elimination_factor * epsilon_l``
+        (the book: 2).
+    design_tol : float
+        Kiefer-Wolfowitz accuracy of the G-optimal design, > 0.
+    """
+
+    name = "G-elimination"
+    problem = "semiparametric"
+
+    def __init__(
+        self,
+        c: float = 1.0,
+        delta: float = 0.05,
+        elimination_factor: float = 2.0,
+        design_tol: float = 1e-3,
+    ) -> None:
+        super().__init__()
+        self.c = _positive("c", c)
+        self.delta = _probability("delta", delta)
+        self.elimination_factor = _positive("elimination_factor", elimination_factor)
+        self.design_tol = _positive("design_tol", design_tol)
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "c": self.c,
+            "delta": self.delta,
+            "elimination_factor": self.elimination_factor,
+            "design_tol": self.design_tol,
+        }
+
+    def reset(self, env: Any, horizon: int) -> None:
+        """Start a run of ``horizon`` rounds on ``env``."""
+        super().__init__()
+        if horizon < 1:
+            raise ValueError(f"horizon must be >= 1, got {horizon}")
+        self.env = env
+        self.horizon = int(horizon)
+        self.X = np.asarray(env.X, dtype=float)
+        self.K, self.d = self.X.shape
+        self._gaps = np.asarray(env.gaps, dtype=float)
+        self.pulls = np.zeros(self.K, dtype=np.int64)
+        self.surviving = np.arange(self.K)
+        self.phase = 0
+        self.theta_hat: np.ndarray | None = None
+        self._declared: int | None = None
+        self._declared_at: int | None = None
+        self._start_phase()
+
+    @property
+    def declared_arm(self) -> int | None:
+        return self._declared
+
+    @property
+    def declaration_time(self) -> int | None:
+        return self._declared_at
+
+    def _start_phase(self) -> None:
+        if self.surviving.size == 1:
+            self._declared = int(self.surviving[0])
+            self._declared_at = self.t
+            self.events.append(
+                PolicyEvent(self.t, "declare", {"arm": self._declared, "phase": self.phase})
+            )
+            return
+        self.phase += 1
+        l = self.phase
+        eps = 2.0**-l
+        with Stopwatch() as sw:
+            res = g_optimal_design(self.X[self.surviving], tol=self.design_tol)
+        self.log.record(self.t, self.log.new_round(), "G-optimal design", sw.seconds)
+        r = max(res.span_dimension, 1)
+        w = res.weights
+        counts = np.where(
+            w > 0,
+            np.ceil(self.c * 2 * r * w / eps**2 * math.log(self.K * l * (l + 1) / self.delta)),
+            0,
+        ).astype(np.int64)
+        self._weights = np.zeros(self.K)
+        self._weights[self.surviving] = w
+        self._schedule = np.repeat(self.surviving, counts)  # fixed order: by arm index
+        self._phase_start = self.t + 1
+        self._phase_end = self.t + self._schedule.size
+        self._chunks_rewards: list[np.ndarray] = []
+
+    def _finish_phase(self) -> None:
+        l = self.phase
+        played = self._schedule[: self.t - self._phase_start + 1]
+        rewards = np.concatenate(self._chunks_rewards)
+        truncated = self.t < self._phase_end
+        with Stopwatch() as sw:
+            ls = LeastSquares(self.X)
+            ls.add_block(played, rewards)
+            theta = ls.theta()
+        self.log.record(self.t, self.log.new_round(), "least squares", sw.seconds)
+        self.theta_hat = theta
+        eps = 2.0**-l
+        est = self.X[self.surviving] @ theta
+        est_gaps = est.max() - est
+        keep = est_gaps <= self.elimination_factor * eps
+        self.events.append(
+            PolicyEvent(
+                self.t,
+                "phase",
+                {
+                    "phase": l,
+                    "t_start": self._phase_start,
+                    "t_end": self.t,
+                    "epsilon": eps,
+                    "rounds": int(played.size),
+                    "truncated": truncated,
+                    "surviving": self.surviving.copy(),
+                    "eliminated": self.surviving[~keep].copy()
+                    if not truncated
+                    else np.zeros(0, int),
+                    "weights": self._weights.copy(),
+                    "theta_hat": theta.copy(),
+                    "estimated_gaps": est_gaps,
+                },
+            )
+        )
+        if truncated:
+            return
+        self.surviving = self.surviving[keep]
+        if self.t < self.horizon or self.surviving.size == 1:
+            self._start_phase()
+
+    def action_distribution(self) -> np.ndarray:
+        """One-hot at the next scheduled arm (the schedule is deterministic)."""
+        p = np.zeros(self.K)
+        if self._declared is not None:
+            p[self._declared] = 1.0
+        else:
+            p[self._schedule[min(self.t - self._phase_start + 1, self._schedule.size - 1)]] = 1.0
+        return p
+
+    def advance(self, until: int) -> int:
+        """Play up to ``until`` or the end of the current phase."""
+        until = min(int(until), self.horizon)
+        if self.t >= until:
+            return self.t
+        t0 = self.t + 1
+        if self._declared is not None:
+            L = until - self.t
+            self.env.play(np.full(L, self._declared, dtype=np.int64), t0, None)
+            self.pulls[self._declared] += L
+        else:
+            t1 = min(until, self._phase_end)
+            i0 = t0 - self._phase_start
+            arms = self._schedule[i0 : i0 + (t1 - t0 + 1)]
+            self._chunks_rewards.append(self.env.play(arms, t0, None))
+            self.pulls += np.bincount(arms, minlength=self.K)
+            until = t1
+        self.t = until
+        self.cum_regret = float(self.pulls @ self._gaps)
+        if self._declared is None and (self.t == self._phase_end or self.t == self.horizon):
+            self._finish_phase()
+        return self.t
