@@ -150,15 +150,26 @@ def test_all_zero_vectors() -> None:
     check_probability_vector(res.weights, 4)
 
 
-def test_support_reduction_reaches_caratheodory_bound_without_hurting_leverage() -> None:
+@pytest.mark.parametrize(("n", "d", "tol"), [(1000, 10, 1e-3), (1000, 4, 1e-4)])
+def test_support_reduction_reaches_caratheodory_bound_without_hurting_leverage(
+    n: int, d: int, tol: float
+) -> None:
     # many points in low dimension: the unreduced Frank-Wolfe support exceeds r(r+1)/2
-    V = unit_rows(np.random.default_rng(0), 1000, 10)
-    raw = g_optimal_design(V, reduce_support=False)
-    red = g_optimal_design(V, reduce_support=True)
-    assert raw.support.size > 55
-    assert red.support.size <= 55
+    # (in the second case by more than one block of 2 r(r+1)/2 + 1 points)
+    V = unit_rows(np.random.default_rng(0), n, d)
+    bound = d * (d + 1) // 2
+    raw = g_optimal_design(V, tol=tol, reduce_support=False)
+    red = g_optimal_design(V, tol=tol, reduce_support=True)
+    assert raw.support.size > bound
+    assert red.support.size <= bound
     assert red.max_leverage <= raw.max_leverage * (1 + 1e-9)
-    check_g_optimal(V, red)
+    check_g_optimal(V, red, tol=tol)
+    # the moment matrix V(p) itself is preserved up to the renormalisation (scaling)
+    M_raw = (V.T * raw.weights) @ V
+    M_red = (V.T * red.weights) @ V
+    scale = np.trace(M_red) / np.trace(M_raw)
+    assert scale >= 1 - 1e-9
+    np.testing.assert_allclose(M_red, scale * M_raw, atol=1e-9)
 
 
 def test_max_iter_cap_reports_not_converged() -> None:
@@ -199,6 +210,7 @@ def test_g_optimal_to_dict_is_json() -> None:
         (np.eye(2), {"tol": float("nan")}, "tol"),
         (np.eye(2), {"max_iter": 0}, "max_iter"),
         (np.eye(2), {"max_iter": 2.5}, "max_iter"),
+        (np.eye(2), {"max_iter": "many"}, "max_iter"),
         (np.eye(2), {"rank_tol": -1.0}, "rank_tol"),
     ],
 )

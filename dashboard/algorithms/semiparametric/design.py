@@ -321,7 +321,10 @@ def _reduce_support(Z: np.ndarray, p: np.ndarray, max_points: int) -> np.ndarray
 
     ``V(p)`` is unchanged along each move; the direction's sign is chosen so that ``sum(p)``
     does not grow, so after renormalising ``V`` is scaled by ``1 / s >= 1`` and every leverage
-    is multiplied by ``s <= 1``: the max leverage never increases.
+    is multiplied by ``s <= 1``: the max leverage never increases.  Works on blocks of at most
+    ``2 max_points + 1`` support points: one SVD gives a basis of the null space of their
+    moments, and each move zeroes one weight, after which that coordinate is eliminated from
+    the remaining null vectors (Gaussian elimination), so a block costs one SVD.
     """
     p = p.copy()
     r = Z.shape[1]
@@ -330,22 +333,33 @@ def _reduce_support(Z: np.ndarray, p: np.ndarray, max_points: int) -> np.ndarray
         supp = np.flatnonzero(p > 0)
         if supp.size <= max_points:
             return p
-        # any max_points + 1 support points have dependent moments: work on such a subset
-        sub = supp[: max_points + 1]
+        sub = supp[: 2 * max_points + 1]
         Zs = Z[sub]
-        A = (Zs[:, iu[0]] * Zs[:, iu[1]]).T  # (r(r+1)/2, max_points + 1) moment vectors
-        _, _, vt = np.linalg.svd(A, full_matrices=True)
-        delta = vt[-1]
-        if delta.sum() > 0:
-            delta = -delta
-        neg = delta < -1e-15
-        if not np.any(neg):  # numerically degenerate
-            return p
-        ratios = p[sub][neg] / -delta[neg]
-        newp = p[sub] + ratios.min() * delta
-        newp[np.flatnonzero(neg)[np.argmin(ratios)]] = 0.0
-        p[sub] = np.maximum(newp, 0.0)
+        A = (Zs[:, iu[0]] * Zs[:, iu[1]]).T  # (r(r+1)/2, |sub|) moment vectors
+        _, sv, vt = np.linalg.svd(A, full_matrices=True)
+        rank = int(np.sum(sv > sv[0] * 1e-12))
+        N = vt[rank:].T.copy()  # (|sub|, m) null directions: sum_i delta_i z_i z_i^T = 0
+        q = p[sub].copy()
+        outside = supp.size - sub.size
+        moved = False
+        for c in range(N.shape[1]):
+            if np.count_nonzero(q) + outside <= max_points:
+                break
+            delta = N[:, c] if N[:, c].sum() <= 0 else -N[:, c]
+            neg = delta < -1e-12 * np.abs(delta).max()
+            if not np.any(neg):
+                continue
+            ratios = q[neg] / -delta[neg]
+            i = int(np.flatnonzero(neg)[np.argmin(ratios)])
+            q = np.maximum(q + ratios.min() * delta, 0.0)
+            q[i] = 0.0
+            moved = True
+            if c + 1 < N.shape[1]:  # keep coordinate i at zero in the remaining directions
+                N[:, c + 1 :] -= np.outer(delta / delta[i], N[i, c + 1 :])
+        p[sub] = q
         p /= p.sum()
+        if not moved:  # numerically degenerate: no direction could remove a point
+            return p
 
 
 def g_optimal_design(
@@ -396,7 +410,11 @@ def g_optimal_design(
     V = _as_matrix("vectors", vectors)
     tol = _positive("tol", tol)
     rank_tol = _positive("rank_tol", rank_tol)
-    if isinstance(max_iter, bool) or not float(max_iter).is_integer() or int(max_iter) < 1:
+    try:
+        ok = float(max_iter).is_integer() and int(max_iter) >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or isinstance(max_iter, bool):
         raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
     max_iter = int(max_iter)
     n = V.shape[0]
