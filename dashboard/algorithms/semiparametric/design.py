@@ -160,24 +160,20 @@ def extended_norms(
         ``sqrt(z_i^T A^+ z_i)`` if ``z_i`` is in the range of ``A``, else ``inf``.
     """
     z = np.atleast_2d(np.asarray(z, dtype=float))
-    basis, _ = span_basis(A_factor, rank_tol)
-    if basis.shape[1] == 0:
-        sig = np.zeros(0)
+    F = np.asarray(A_factor, dtype=float)
+    if F.size and np.any(F):
+        _, sig, wt = np.linalg.svd(F, full_matrices=False)
+        keep = sig > rank_tol * sig[0]
+        sig, basis = sig[keep], wt[keep].T  # A = basis diag(sig^2) basis^T
     else:
-        sig = np.linalg.svd(A_factor @ basis, compute_uv=False)
-    # coordinates of z in the range, and the residual outside it
+        sig, basis = np.zeros(0), np.zeros((z.shape[1], 0))
+    # coordinates of z in the range of A, and the residual outside it
     inside = z @ basis
     resid = np.linalg.norm(z - inside @ basis.T, axis=1)
     scale = max(float(np.max(np.linalg.norm(z, axis=1), initial=0.0)), float(sig.max(initial=0)))
     out = resid > rank_tol * scale if scale > 0 else np.zeros(len(z), dtype=bool)
-    if basis.shape[1]:
-        # A restricted to the range, in the basis: B^T A B = (F B)^T (F B), invertible there
-        fb = A_factor @ basis
-        gram = fb.T @ fb
-        sol = np.linalg.solve(gram, inside.T).T
-        sq = np.maximum(np.sum(inside * sol, axis=1), 0.0)
-    else:
-        sq = np.zeros(len(z))
+    # z^T A^+ z = |diag(1 / sig) basis^T z|^2 (no squared condition number)
+    sq = np.sum((inside / sig) ** 2, axis=1) if sig.size else np.zeros(len(z))
     norms = np.sqrt(sq)
     norms[out] = np.inf
     return norms
