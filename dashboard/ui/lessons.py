@@ -1,0 +1,618 @@
+"""Load the Markdown lessons in ``lessons/`` and their one-click presets.
+
+A lesson is a Markdown file named ``NN-slug.md`` (``NN`` its number) with, in this order, a
+single H1 title and the sections
+
+``## Learning goals``, ``## Intuition``, ``## Key equations``, ``## Try it``,
+``## Predict before you run`` and ``## Answers``.
+
+``## Try it`` holds exactly one fenced code block whose info string is ``preset``; it contains a
+flat JSON object of dashboard parameters (``"problem"`` and ``"algorithms"`` are required, see
+:func:`validate_preset_basic` for the other keys).  The dashboard shows
+:func:`lesson_markdown_without_preset` beside the plots and loads :attr:`Lesson.preset` when the
+student clicks *Load this lesson's preset*.
+
+Math is written for KaTeX: inline ``$...$`` inside one line and display blocks opened and
+closed by a line that is exactly ``$$``.  :func:`math_spans` finds every math span (the tests
+use it to check balance), and :func:`protect_math` escapes the spans so that a plain CommonMark
+renderer (``pn.pane.Markdown`` uses markdown-it) passes the TeX through unchanged.
+
+This module is pure Python (stdlib plus the cheap, UI-free :mod:`dashboard.algorithms.registry`):
+it never imports panel, holoviews or bokeh.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dashboard.algorithms import registry
+
+__all__ = [
+    "ENV_VAR",
+    "PRESET_SENTENCE",
+    "SECTIONS",
+    "Lesson",
+    "MathSpan",
+    "lesson_markdown_without_preset",
+    "lessons_dir",
+    "load_lesson",
+    "load_lessons",
+    "math_spans",
+    "parse_lesson",
+    "protect_math",
+    "validate_preset_basic",
+]
+
+#: Environment variable that overrides the lessons folder.
+ENV_VAR = "DASHBOARD_LESSONS_DIR"
+
+#: The required ``##`` sections, in the order they must appear.
+SECTIONS: tuple[str, ...] = (
+    "Learning goals",
+    "Intuition",
+    "Key equations",
+    "Try it",
+    "Predict before you run",
+    "Answers",
+)
+
+#: What replaces the preset block in the displayed lesson.
+PRESET_SENTENCE = "Click *Load this lesson's preset* to set up this experiment in the dashboard."
+
+_FILE_RE = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
+_FENCE_RE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([^`\s]*)\s*$")
+_H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$")
+_H2_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+
+# --- preset schema ------------------------------------------------------------------------------
+_PROBLEMS = ("cmab", "semiparametric")
+_COMMON_KEYS = ("problem", "algorithms", "horizon", "runs", "seed")
+# key -> (kind, low, high) ; kind "int" | "float" | tuple of allowed strings
+_COMMON_SPEC: dict[str, tuple[Any, float | None, float | None]] = {
+    "horizon": ("int", 1000, 1_000_000),
+    "runs": ("int", 1, 32),
+    "seed": ("int", 0, None),
+}
+_PROBLEM_SPEC: dict[str, dict[str, tuple[Any, float | None, float | None]]] = {
+    "cmab": {
+        "d": ("int", 2, 60),
+        "m": ("int", 1, 60),
+        "actions": (("m-sets", "paths", "matchings"), None, None),
+        "reward": (("linear", "covariance", "general", "continuous"), None, None),
+        "oracle_delay": ("float", 0.0, 0.1),
+        "alpha": ("float", 0.0, 1.0),
+    },
+    "semiparametric": {
+        "d": ("int", 1, 30),
+        "K": ("int", 2, 60),
+        "shift": (("none", "sine", "log", "random", "adversarial"), None, None),
+        "magnitude": ("float", 0.0, 3.0),
+        "gap": ("float", 0.0, 1.0),
+        "noise": ("float", 0.0, 3.0),
+    },
+}
+_MAX_ALGORITHMS = 4
+_DEFAULT_REWARD = "linear"
+
+
+@dataclass
+class Lesson:
+    """One lesson file.
+
+    Attributes
+    ----------
+    number : int
+        The lesson number (the ``NN`` of ``NN-slug.md``).
+    slug : str
+        The file name without number and extension (``"oracle-calls"``).
+    title : str
+        The text of the single H1 heading.
+    path : Path
+        Where the lesson was read from.
+    markdown : str
+        The full Markdown source.
+    preset : dict
+        The JSON object of the ``preset`` block (dashboard parameters).
+    sections : dict[str, str]
+        Body of every ``##`` section (heading line excluded), keyed by heading text, in order.
+    """
+
+    number: int
+    slug: str
+    title: str
+    path: Path
+    markdown: str
+    preset: dict = field(repr=False)
+    sections: dict[str, str] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class MathSpan:
+    """A math span found by :func:`math_spans`.
+
+    ``display`` is True for ``$$`` blocks; ``tex`` is the TeX between the delimiters; ``line``
+    is the 1-based line of the opening delimiter; ``start`` / ``end`` are character offsets of
+    the whole span (delimiters included) in the text.
+    """
+
+    tex: str
+    display: bool
+    line: int
+    start: int
+    end: int
+
+
+# --- locating files -----------------------------------------------------------------------------
+def lessons_dir() -> Path:
+    """Return the lessons folder.
+
+    ``$DASHBOARD_LESSONS_DIR`` if set and non-empty, else the repository's ``lessons/`` folder
+    found relative to the package (``dashboard/../lessons``).
+    """
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return Path(env).expanduser()
+    return Path(__file__).resolve().parent.parent.parent / "lessons"
+
+
+def _lesson_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.is_file() and _FILE_RE.match(p.name))
+
+
+def load_lessons(directory: str | Path | None = None) -> list[Lesson]:
+    """Parse every ``NN-slug.md`` file of ``directory`` (default :func:`lessons_dir`).
+
+    Returns the lessons sorted by number.  Other files (e.g. a ``README.md``) are ignored.
+
+    Raises
+    ------
+    ValueError
+        If the folder does not exist, a lesson does not parse, or two lessons share a number.
+    """
+    folder = Path(directory) if directory is not None else lessons_dir()
+    if not folder.is_dir():
+        raise ValueError(
+            f"lessons folder {str(folder)!r} does not exist; pass an existing directory or set "
+            f"{ENV_VAR}"
+        )
+    lessons = [parse_lesson(p.read_text(encoding="utf-8"), p) for p in _lesson_files(folder)]
+    lessons.sort(key=lambda lesson: lesson.number)
+    seen: dict[int, Path] = {}
+    for lesson in lessons:
+        if lesson.number in seen:
+            raise ValueError(
+                f"lessons {seen[lesson.number].name!r} and {lesson.path.name!r} both have number "
+                f"{lesson.number}; every lesson needs its own number"
+            )
+        seen[lesson.number] = lesson.path
+    return lessons
+
+
+def load_lesson(slug_or_number: int | str, directory: str | Path | None = None) -> Lesson:
+    """Return one lesson by number (``3``, ``"3"``, ``"03"``), slug or file stem.
+
+    Raises
+    ------
+    ValueError
+        If no lesson matches; the message lists the available lessons.
+    """
+    lessons = load_lessons(directory)
+    key = str(slug_or_number).strip().lower()
+    if key.endswith(".md"):
+        key = key[:-3]
+    for lesson in lessons:
+        if (key.isdigit() and int(key) == lesson.number) or key in (
+            lesson.slug,
+            lesson.path.stem.lower(),
+        ):
+            return lesson
+    available = ", ".join(f"{lesson.number} ({lesson.slug})" for lesson in lessons) or "none"
+    raise ValueError(f"no lesson {slug_or_number!r}; available lessons: {available}")
+
+
+# --- parsing ------------------------------------------------------------------------------------
+def _iter_lines(text: str):
+    """Yield ``(index, line, in_code)`` where ``in_code`` marks lines inside fenced code
+    (fence lines included)."""
+    fence: str | None = None
+    for i, line in enumerate(text.splitlines()):
+        m = _FENCE_RE.match(line)
+        if fence is None and m:
+            fence = m.group(2)
+            yield i, line, True
+        elif fence is not None:
+            if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= len(fence) and not m.group(3):
+                fence = None
+            yield i, line, True
+        else:
+            yield i, line, False
+
+
+def _preset_blocks(text: str) -> list[tuple[int, int, str]]:
+    """Fenced blocks with info string ``preset``: ``(first line, last line, body)``, 0-based
+    line indices of the fences; an unclosed block ends at the last line with ``last = -1``."""
+    lines = text.splitlines()
+    blocks: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, info = m.group(2), m.group(3)
+        j = i + 1
+        while j < len(lines):
+            mj = _FENCE_RE.match(lines[j])
+            if mj and mj.group(2)[0] == fence[0] and len(mj.group(2)) >= len(fence):
+                if not mj.group(3):
+                    break
+            j += 1
+        if info.lower() == "preset":
+            end = j if j < len(lines) else -1
+            blocks.append((i, end, "\n".join(lines[i + 1 : j])))
+        i = j + 1
+    return blocks
+
+
+def parse_lesson(text: str, path: str | Path) -> Lesson:
+    """Parse one lesson's Markdown.
+
+    ``path`` names the file (``NN-slug.md``); number and slug come from it.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if the file name is not ``NN-slug.md``, there is not exactly one H1,
+        a required section is missing or out of order, or the ``## Try it`` section does not
+        hold exactly one ``preset`` block with a JSON object having ``"problem"`` and
+        ``"algorithms"``.
+    """
+    path = Path(path)
+    name = path.name
+    m = _FILE_RE.match(name)
+    if not m:
+        raise ValueError(
+            f"{name}: lesson file names must look like 'NN-some-slug.md' (number, dash, "
+            "lower-case words joined by dashes)"
+        )
+    number, slug = int(m.group(1)), m.group(2)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name}: the lesson is empty")
+
+    blocks = _preset_blocks(text)
+    for first, last, _ in blocks:
+        if last == -1:
+            raise ValueError(
+                f"{name}: the preset block opened on line {first + 1} is never closed (add a "
+                "closing ``` line)"
+            )
+
+    titles: list[str] = []
+    headings: list[tuple[str, int]] = []  # (section name, line index)
+    for i, line, in_code in _iter_lines(text):
+        if in_code:
+            continue
+        if h1 := _H1_RE.match(line):
+            titles.append(h1.group(1).strip())
+        elif h2 := _H2_RE.match(line):
+            headings.append((h2.group(1).strip(), i))
+    if len(titles) != 1:
+        raise ValueError(
+            f"{name}: a lesson needs exactly one H1 title ('# Title'), found {len(titles)}"
+        )
+
+    names = [h for h, _ in headings]
+    for section in SECTIONS:
+        if section not in names:
+            raise ValueError(
+                f"{name}: missing section '## {section}'; every lesson needs, in this order: "
+                + ", ".join(f"'## {s}'" for s in SECTIONS)
+            )
+        if names.count(section) > 1:
+            raise ValueError(f"{name}: section '## {section}' appears more than once")
+    positions = [names.index(s) for s in SECTIONS]
+    if positions != sorted(positions):
+        raise ValueError(
+            f"{name}: sections are out of order; required order: "
+            + ", ".join(f"'## {s}'" for s in SECTIONS)
+        )
+
+    lines = text.splitlines()
+    sections: dict[str, str] = {}
+    for k, (heading, start) in enumerate(headings):
+        stop = headings[k + 1][1] if k + 1 < len(headings) else len(lines)
+        sections[heading] = "\n".join(lines[start + 1 : stop]).strip("\n")
+
+    if not blocks:
+        raise ValueError(
+            f"{name}: missing preset block; '## Try it' needs one fenced code block with info "
+            "string 'preset' holding a JSON object"
+        )
+    if len(blocks) > 1:
+        raise ValueError(f"{name}: found {len(blocks)} preset blocks, exactly one is allowed")
+    first, _, body = blocks[0]
+    try_start = headings[names.index("Try it")][1]
+    after = [ln for _, ln in headings if ln > try_start]
+    try_stop = after[0] if after else len(lines)
+    if not try_start < first < try_stop:
+        raise ValueError(f"{name}: the preset block must be inside the '## Try it' section")
+    try:
+        preset = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{name}: the preset block (line {first + 1}) is not valid JSON: {exc.msg} at line "
+            f"{exc.lineno} column {exc.colno} of the block"
+        ) from exc
+    if not isinstance(preset, dict):
+        raise ValueError(
+            f"{name}: the preset must be a JSON object {{...}}, got {type(preset).__name__}"
+        )
+    for key in ("problem", "algorithms"):
+        if key not in preset:
+            raise ValueError(
+                f"{name}: the preset has no {key!r} key; 'problem' and 'algorithms' are required"
+            )
+
+    return Lesson(
+        number=number,
+        slug=slug,
+        title=titles[0],
+        path=path,
+        markdown=text,
+        preset=preset,
+        sections=sections,
+    )
+
+
+def lesson_markdown_without_preset(lesson: Lesson, protect: bool = False) -> str:
+    """The lesson text to display: the preset block is replaced by :data:`PRESET_SENTENCE`.
+
+    Parameters
+    ----------
+    lesson : Lesson
+        A parsed lesson.
+    protect : bool
+        If True, also apply :func:`protect_math`, for renderers that do not know about ``$``
+        math (plain CommonMark / markdown-it such as ``pn.pane.Markdown``).  Leave False for
+        renderers with a dollar-math plugin.
+    """
+    blocks = _preset_blocks(lesson.markdown)
+    lines = lesson.markdown.splitlines()
+    if blocks:
+        first, last, _ = blocks[0]
+        last = len(lines) - 1 if last == -1 else last
+        lines = [*lines[:first], PRESET_SENTENCE, *lines[last + 1 :]]
+    text = "\n".join(lines) + "\n"
+    return protect_math(text) if protect else text
+
+
+# --- math ---------------------------------------------------------------------------------------
+def _unescaped_dollars(line: str) -> list[int]:
+    out = []
+    for i, ch in enumerate(line):
+        if ch == "$":
+            backslashes = len(line[:i]) - len(line[:i].rstrip("\\"))
+            if backslashes % 2 == 0:
+                out.append(i)
+    return out
+
+
+def _strip_code_spans(line: str) -> str:
+    """Blank out inline code spans (same length) so ``$`` inside them is not math."""
+    return re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line)
+
+
+def math_spans(text: str) -> list[MathSpan]:
+    """Find every math span of a lesson, outside fenced code and inline code.
+
+    Display math is a block opened and closed by a line that is exactly ``$$`` (or a single
+    line ``$$ ... $$``); inline math is ``$...$`` within one line.
+
+    Raises
+    ------
+    ValueError
+        If a ``$$`` block is left open, a block contains a blank line, or a line (outside
+        display blocks) has an odd number of unescaped ``$`` (an unclosed inline span).
+    """
+    spans: list[MathSpan] = []
+    offsets = []
+    pos = 0
+    raw_lines = text.splitlines(keepends=True)
+    for raw in raw_lines:
+        offsets.append(pos)
+        pos += len(raw)
+    block_start: int | None = None
+    block_lines: list[str] = []
+    for i, line, in_code in _iter_lines(text):
+        if in_code:
+            if block_start is not None:
+                raise ValueError(f"line {block_start + 1}: '$$' block runs into a code block")
+            continue
+        stripped = line.strip()
+        if block_start is not None:
+            if stripped == "$$":
+                end = offsets[i] + len(raw_lines[i].rstrip("\n"))
+                spans.append(
+                    MathSpan(
+                        "\n".join(block_lines), True, block_start + 1, offsets[block_start], end
+                    )
+                )
+                block_start, block_lines = None, []
+            elif not stripped:
+                raise ValueError(
+                    f"line {block_start + 1}: '$$' block contains a blank line (Markdown would "
+                    "split it); remove the blank line"
+                )
+            elif "$" in stripped:
+                raise ValueError(f"line {i + 1}: '$' inside a '$$' block")
+            else:
+                block_lines.append(line)
+            continue
+        if stripped == "$$":
+            block_start, block_lines = i, []
+            continue
+        if stripped.startswith("$$") and stripped.endswith("$$") and len(stripped) > 4:
+            inner = stripped[2:-2]
+            if "$" in inner:
+                raise ValueError(f"line {i + 1}: '$' inside a one-line '$$' block")
+            start = offsets[i] + line.index("$$")
+            spans.append(MathSpan(inner, True, i + 1, start, start + len(stripped)))
+            continue
+        visible = _strip_code_spans(line)
+        dollars = _unescaped_dollars(visible)
+        if len(dollars) % 2:
+            raise ValueError(
+                f"line {i + 1}: odd number of '$' (an inline math span is not closed; inline "
+                "math must open and close on the same line)"
+            )
+        for a, b in zip(dollars[::2], dollars[1::2]):
+            if b == a + 1:
+                raise ValueError(
+                    f"line {i + 1}: '$$' inside a line; display math goes on its own lines"
+                )
+            spans.append(
+                MathSpan(line[a + 1 : b], False, i + 1, offsets[i] + a, offsets[i] + b + 1)
+            )
+    if block_start is not None:
+        raise ValueError(f"line {block_start + 1}: '$$' block is never closed")
+    return spans
+
+
+_MD_PUNCT = set("\\`*_{}[]()<>#+-.!|~&^=:;,'\"/?@%")
+
+
+def protect_math(text: str) -> str:
+    """Backslash-escape Markdown punctuation inside math spans.
+
+    CommonMark turns ``\\{`` into ``{``, ``\\\\`` into ``\\``, ``\\|`` into ``|`` and may read
+    ``_`` or ``*`` as emphasis, which breaks TeX.  Escaping every ASCII punctuation character
+    of each math span makes a CommonMark renderer output exactly the original TeX, which KaTeX
+    (or MathJax) then typesets in the browser.  Delimiters are kept.
+    """
+    spans = math_spans(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for span in spans:
+        out.append(text[pos : span.start])
+        chunk = text[span.start : span.end]
+        if span.display:
+            # keep the "$$" delimiter lines, escape the TeX between them
+            head, _, rest = chunk.partition("$$")
+            body, _, tail = rest.rpartition("$$")
+            body = "".join("\\" + c if c in _MD_PUNCT else c for c in body)
+            out.append(f"{head}$${body}$${tail}")
+        else:
+            body = "".join("\\" + c if c in _MD_PUNCT else c for c in chunk[1:-1])
+            out.append(f"${body}$")
+        pos = span.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# --- preset validation --------------------------------------------------------------------------
+def _check_value(key: str, value: Any, spec: tuple[Any, float | None, float | None]) -> str | None:
+    kind, low, high = spec
+    if isinstance(kind, tuple):
+        if not isinstance(value, str) or value not in kind:
+            return f"{key!r} must be one of {', '.join(repr(k) for k in kind)}, got {value!r}"
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{key!r} must be a number, got {value!r}"
+    if kind == "int" and not isinstance(value, int):
+        return f"{key!r} must be an integer, got {value!r}"
+    if (low is not None and value < low) or (high is not None and value > high):
+        rng = f">= {low}" if high is None else f"between {low} and {high}"
+        return f"{key!r} must be {rng}, got {value!r}"
+    return None
+
+
+def validate_preset_basic(preset: Any) -> list[str]:
+    """Human-readable problems of a lesson preset; an empty list when it is fine.
+
+    Checks: a JSON object; ``problem`` in ``{"cmab", "semiparametric"}``; ``algorithms`` a
+    list of 1 to 4 distinct registered names (:func:`registry.algorithm_info`) of that problem
+    and, for ``cmab``, supporting the reward model (default ``"linear"``,
+    :func:`registry.algorithms_for`); no unknown keys (keys of the other problem count as
+    unknown); types and ranges: ``horizon`` 1000..1000000, ``runs`` 1..32, ``seed`` >= 0;
+    cmab ``d`` 2..60, ``m`` 1..d, ``actions``, ``reward``, ``oracle_delay`` 0..0.1, ``alpha``
+    0..1; semiparametric ``d`` 1..30, ``K`` 2..60, ``shift``, ``magnitude`` 0..3, ``gap``
+    0..1, ``noise`` 0..3.
+    """
+    if not isinstance(preset, dict):
+        return [f"the preset must be a JSON object (dict), got {type(preset).__name__}"]
+    problems: list[str] = []
+    problem = preset.get("problem")
+    if "problem" not in preset:
+        problems.append(f"missing 'problem' (one of {', '.join(_PROBLEMS)})")
+    elif problem not in _PROBLEMS:
+        problems.append(f"'problem' must be one of {', '.join(_PROBLEMS)}, got {problem!r}")
+        problem = None
+
+    spec: dict[str, tuple[Any, float | None, float | None]] = dict(_COMMON_SPEC)
+    if problem is not None:
+        spec.update(_PROBLEM_SPEC[problem])
+    allowed = set(_COMMON_KEYS) | set(spec)
+    for key in preset:
+        if key not in allowed:
+            if problem is None:
+                continue
+            problems.append(
+                f"unknown key {key!r} for problem {problem!r}; allowed: "
+                + ", ".join(sorted(allowed))
+            )
+
+    for key, value in preset.items():
+        if key in spec:
+            msg = _check_value(key, value, spec[key])
+            if msg:
+                problems.append(msg)
+
+    if problem == "cmab" and isinstance(preset.get("m"), int) and isinstance(preset.get("d"), int):
+        if preset["m"] > preset["d"]:
+            problems.append(f"'m' ({preset['m']}) must not exceed 'd' ({preset['d']})")
+
+    algorithms = preset.get("algorithms")
+    if "algorithms" not in preset:
+        problems.append("missing 'algorithms' (a list of 1 to 4 algorithm names)")
+    elif not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
+        problems.append(f"'algorithms' must be a list of names, got {algorithms!r}")
+    elif not algorithms:
+        problems.append("'algorithms' is empty; choose 1 to 4 algorithms")
+    else:
+        if len(algorithms) > _MAX_ALGORITHMS:
+            problems.append(
+                f"'algorithms' has {len(algorithms)} entries; at most {_MAX_ALGORITHMS} allowed"
+            )
+        lowered = [a.strip().lower() for a in algorithms]
+        dupes = sorted({a for a in algorithms if lowered.count(a.strip().lower()) > 1})
+        if dupes:
+            problems.append(f"'algorithms' lists {', '.join(dupes)} more than once")
+        reward = preset.get("reward", _DEFAULT_REWARD)
+        for name in algorithms:
+            try:
+                info = registry.algorithm_info(name)
+            except ValueError as exc:
+                problems.append(str(exc))
+                continue
+            if problem is None:
+                continue
+            if info.problem != problem:
+                problems.append(
+                    f"algorithm {info.name!r} belongs to the {info.problem!r} problem, not "
+                    f"{problem!r}"
+                )
+            elif problem == "cmab" and isinstance(reward, str):
+                supported = {i.name for i in registry.algorithms_for("cmab", reward)}
+                if info.name not in supported and reward in _PROBLEM_SPEC["cmab"]["reward"][0]:
+                    problems.append(
+                        f"algorithm {info.name!r} does not support the {reward!r} reward model; "
+                        f"it supports: {', '.join(info.rewards)}"
+                    )
+    return problems
