@@ -27,6 +27,7 @@ __all__ = [
     "ArmStatistics",
     "check_linear_env",
     "confidence_indices",
+    "draw_pull_sums",
     "play_fixed_sums",
     "play_schedule_sums",
     "pull_indexed",
@@ -170,27 +171,64 @@ def play_schedule_sums(
     plays : int64 (K,)
         How many rounds each row was played.
 
-    For a :func:`pull_indexed` model the rounds are grouped by row and played with
-    ``env.play_fixed`` (each arm uses the same pull numbers as with the interleaved order, so
-    the sums are identical and the work is ``O(length * m)``); otherwise the interleaved
-    ``(L, d)`` schedule goes through ``env.play`` in pieces.
+    For a :func:`pull_indexed` model only the per-arm pull counts matter: each arm uses the
+    same pull numbers as in the interleaved order, so :func:`draw_pull_sums` gives identical
+    sums with ``O(length * m)`` work and one model call for small blocks; otherwise the
+    interleaved ``(L, d)`` schedule goes through ``env.play`` in pieces.
     """
     actions = np.asarray(actions, dtype=bool)
     K, d = actions.shape
-    t = np.arange(t0, t0 + length, dtype=np.int64)
-    plays = np.bincount(t % K, minlength=K).astype(np.int64)
+    q, r = divmod(int(length), K)  # rounds t0 .. t0+length-1 with t mod K == k
+    plays = q + ((np.arange(K) - t0) % K < r).astype(np.int64)
     sums = np.zeros(d, dtype=np.int64)
+    counts = plays @ actions.astype(np.int64)
     if pull_indexed(env.model):
-        for k in np.flatnonzero(plays):
-            arms = np.flatnonzero(actions[k])
-            sums[arms] += play_fixed_sums(env, actions[k], t0, int(plays[k]))
+        sums = draw_pull_sums(env, counts, t0)
     else:
         done = 0
         while done < length:
             L = min(CHUNK_ROUNDS, length - done)
-            rows = actions[(t[done : done + L]) % K]
+            rows = actions[np.arange(t0 + done, t0 + done + L, dtype=np.int64) % K]
             y = env.play(rows, t0 + done)
             sums += to_fixed(np.where(rows, y, 0.0)).sum(axis=0)
             done += L
-    counts = plays @ actions.astype(np.int64)
     return sums, counts, plays
+
+
+def draw_pull_sums(env: Any, counts: np.ndarray, t0: int) -> np.ndarray:
+    """Fixed-point sums of the next ``counts[i]`` outcomes of every arm ``i`` of a
+    :func:`pull_indexed` model, drawn with ``env.model.sample`` (one call for small blocks,
+    pieces of :data:`CHUNK_ROUNDS` for large ones); advances ``env.pulls`` like ``env.play``.
+
+    For such models the outcome of a pull depends only on ``(rep, arm, pull number)``, so this
+    equals playing the rounds one by one in any order.  ``t0`` is passed as the round of every
+    draw (ignored by pull-indexed models).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    d = counts.shape[0]
+    sums = np.zeros(d, dtype=np.int64)
+    total = int(counts.sum())
+    base = np.asarray(env.pulls, dtype=np.int64)
+    if 0 < total <= CHUNK_ROUNDS:
+        arms = np.flatnonzero(counts)
+        offsets = np.concatenate(([0], np.cumsum(counts[arms])[:-1]))
+        rep_arms = np.repeat(arms, counts[arms])
+        pulls = base[rep_arms] + np.arange(total) - np.repeat(offsets, counts[arms])
+        y = env.model.sample(
+            env.rep, rep_arms[:, None], pulls[:, None], np.full((total, 1), t0, dtype=np.int64)
+        )
+        sums[arms] = np.add.reduceat(to_fixed(y[:, 0]), offsets)
+    elif total:
+        for i in np.flatnonzero(counts):
+            for start in range(0, int(counts[i]), CHUNK_ROUNDS):
+                L = min(CHUNK_ROUNDS, int(counts[i]) - start)
+                pulls = base[i] + start + np.arange(L, dtype=np.int64)
+                y = env.model.sample(
+                    env.rep,
+                    np.full((L, 1), i),
+                    pulls[:, None],
+                    np.full((L, 1), t0, dtype=np.int64),
+                )
+                sums[i] += int(to_fixed(y).sum())
+    env.pulls += counts
+    return sums
