@@ -85,18 +85,20 @@ def expected_aggregate(
         return 0.0
     if kind == "sum":
         return float(sum(np.dot(v, p) for v, p in zip(values, probs)))
+    g = (lambda x: np.sqrt(np.maximum(x, 0.0))) if kind == "sqrt-sum" else (lambda x: x)
     acc_v = np.asarray(values[0], dtype=float)
     acc_p = np.asarray(probs[0], dtype=float)
-    for v, p in zip(values[1:], probs[1:]):
+    last = len(values) - 1
+    for step, (v, p) in enumerate(zip(values[1:], probs[1:]), start=1):
         v = np.asarray(v, dtype=float)
         p = np.asarray(p, dtype=float)
         comb = np.maximum.outer(acc_v, v) if kind == "max" else np.add.outer(acc_v, v)
         weight = np.multiply.outer(acc_p, p)
+        if step == last:  # no need to merge before taking the expectation
+            return float(np.sum(g(comb) * weight))
         acc_v, inverse = np.unique(np.round(comb.ravel(), _MERGE_DECIMALS), return_inverse=True)
         acc_p = np.bincount(inverse, weights=weight.ravel(), minlength=acc_v.size)
-    if kind == "sqrt-sum":
-        acc_v = np.sqrt(np.maximum(acc_v, 0.0))
-    return float(np.dot(acc_v, acc_p))
+    return float(np.dot(g(acc_v), acc_p))
 
 
 def reward_function_of(model: RewardModel) -> str:
