@@ -226,7 +226,7 @@ def test_environment_validation():
     env = SemiparametricEnvironment(inst)
     with pytest.raises(ValueError, match="in order"):
         env.play(np.array([0]), 5)
-    with pytest.raises(ValueError, match="arms must be in 0..3"):
+    with pytest.raises(ValueError, match=r"arms must be in 0\.\.3"):
         env.play(np.array([4]), 1)
 
 

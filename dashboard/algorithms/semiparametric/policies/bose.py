@@ -84,6 +84,7 @@ class BOSE(Policy):
         self.K, self.d = d = self.X.shape[0], self.X.shape[1]
         d = self.d
         self._gaps = np.asarray(env.gaps, dtype=float)
+        self._gap_list = self._gaps.tolist()
         self.lam_value = (
             self.lam
             if self.lam is not None
@@ -139,7 +140,7 @@ class BOSE(Policy):
             self.Gamma_inv -= np.outer(Gz, Gz) / (1.0 + z @ Gz)
             self.b += z * r
             self.t = t
-            self.cum_regret += self._gaps[a]
+            self.cum_regret += self._gap_list[a]
         self.log.record_every_round(
             t_first, self.t, "elimination + update", time.perf_counter() - start
         )

@@ -75,6 +75,7 @@ class LinUCB(Policy):
         self.X = np.asarray(env.X, dtype=float)
         self.K, self.d = self.X.shape
         self._gaps = np.asarray(env.gaps, dtype=float)
+        self._gap_list = self._gaps.tolist()
         self.V_inv = np.eye(self.d) / self.lam
         self.b = np.zeros(self.d)
         self._cache_t = -1
@@ -112,7 +113,7 @@ class LinUCB(Policy):
             self.V_inv -= np.outer(Vx, Vx) / (1.0 + x @ Vx)
             self.b += x * r
             self.t = t
-            self.cum_regret += self._gaps[a]
+            self.cum_regret += self._gap_list[a]
         self.log.record_every_round(
             t_first, self.t, "UCB argmax + update", time.perf_counter() - start
         )
@@ -169,6 +170,7 @@ class GElimination(Policy):
         self.X = np.asarray(env.X, dtype=float)
         self.K, self.d = self.X.shape
         self._gaps = np.asarray(env.gaps, dtype=float)
+        self._gap_list = self._gaps.tolist()
         self.pulls = np.zeros(self.K, dtype=np.int64)
         self.surviving = np.arange(self.K)
         self.phase = 0

@@ -23,6 +23,8 @@ import time
 from typing import Any
 
 import numpy as np
+from scipy.linalg.lapack import dpotrf as _potrf
+from scipy.linalg.lapack import dtrtri as _trtri
 
 from ... import randomness as rnd
 from ...base import Policy, validate_int
@@ -65,6 +67,7 @@ class SemiparametricTS(Policy):
         self.X = np.asarray(env.X, dtype=float)
         self.K, self.d = self.X.shape
         self._gaps = np.asarray(env.gaps, dtype=float)
+        self._gap_list = self._gaps.tolist()
         self.v = self.c * math.sqrt(self.d * math.log(max(self.horizon, 2)))
         self.B = np.eye(self.d)
         self.y = np.zeros(self.d)
@@ -82,8 +85,11 @@ class SemiparametricTS(Policy):
         if self._cache_t == self.t:
             return self._a, self._pi
         t = self.t + 1
-        L = np.linalg.cholesky(self.B)  # B = L L^T
-        L_inv = np.linalg.inv(L)
+        L, info = _potrf(self.B, lower=1)  # B = L L^T (LAPACK directly: low overhead)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"B is not positive definite (potrf info={info})")
+        L_inv, _ = _trtri(L, lower=1)
+        L_inv = np.tril(L_inv)
         mu_hat = L_inv.T @ (L_inv @ self.y)
         z = self._normals(t)  # (n_mc + 1, d)
         # mu~ = mu_hat + v L^-T z has covariance v^2 (L L^T)^-1 = v^2 B^-1 (rows: z^T L^-1)
@@ -114,7 +120,7 @@ class SemiparametricTS(Policy):
             self.B += np.outer(za, za) + (Zc * pi[:, None]).T @ Zc
             self.y += 2.0 * za * r
             self.t = t
-            self.cum_regret += self._gaps[a]
+            self.cum_regret += self._gap_list[a]
         self.log.record_every_round(
             t_first, self.t, "posterior sample + MC probabilities", time.perf_counter() - start
         )
