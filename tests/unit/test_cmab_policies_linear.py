@@ -174,8 +174,11 @@ def test_aroq_query_count_grows_like_d_loglog():
     for T in (10**3, 10**4, 10**5, 10**6):
         p = run(AROQ(), family, model, T)
         queries[T] = p.log.queries
-        bound = 2 * D * math.log2(math.log2(T * M / D)) + D  # Lemma 1: d log log(Tm/d) + O(d)
-        assert p.log.queries <= bound, (T, p.log.queries, bound)
+        # Lemma 1 (A.2): sum_i tau_i(T) <= d tau_0 + 3d with tau_0 = log2 log2(Tm/d) (Lemma 2)
+        bound = D * math.log2(math.log2(T * M / D)) + 3 * D
+        assert p.tau.sum() <= bound, (T, p.tau.sum(), bound)
+        # every call but the initial one ends at least one epoch
+        assert p.log.queries - 1 <= (p.tau - 1).sum()
         assert p.log.queries == p.log.adaptivity
         assert p.log.queries < T / 20
     # 1000x more rounds, fewer than twice the queries
