@@ -627,7 +627,9 @@ class SROQC(_CovBase):
                 t,
                 "epoch",
                 {
-                    "tau": self.tau,
+                    "epoch": self.tau,
+                    "start": t,
+                    "end": end,
                     "surviving": surv,
                     "pairs": len(kept_pairs),
                     "length": T_tau,
