@@ -479,7 +479,7 @@ class SROQC(_CovBase):
     f_const, h_const : float
         Constants of ``f_T`` and ``h_T`` (defaults 0.05 and 0.5, as :class:`AROQC`).
     M : int, optional
-        Number of epochs of the time grid (default ``ceil(log2 log2 T)``).
+        Number of epochs of the time grid (default: SROQ-CMAB's ``default_num_epochs``).
     grid_kind : str, optional
         Passed to ``sroq_time_grid`` (``None``: its default).
     pair_multiplier : float

@@ -88,7 +88,7 @@ class EmpiricalDistributions:
         self.n = np.zeros(d, dtype=np.int64)
         self.lo = 0.0
         self.hi = 1.0
-        self._cache: dict[tuple[int, bool, int], tuple[float, float, np.ndarray, np.ndarray]] = {}
+        self._cache: dict[tuple[int, bool], tuple[float, float, np.ndarray, np.ndarray]] = {}
 
     def add(self, arm: int, y: np.ndarray) -> None:
         """Add observations ``y`` (1-D) of one arm."""
@@ -105,12 +105,12 @@ class EmpiricalDistributions:
         self.lo = min(self.lo, float(u[0]))
         self.hi = max(self.hi, float(u[-1]))
         for up in (True, False):
-            self._cache.pop((arm, up, 0), None)
+            self._cache.pop((arm, up), None)
 
     def _base(self, arm: int, up: bool, max_atoms: int) -> tuple[np.ndarray, np.ndarray]:
         """Compressed support (rounded up or down) and empirical CDF of one arm."""
-        hit = self._cache.get((arm, up, 0))
-        if hit is not None and hit[0] == self.lo and hit[1] == self.hi and hit[2].size:
+        hit = self._cache.get((arm, up))
+        if hit is not None and hit[0] == self.lo and hit[1] == self.hi:
             return hit[2], hit[3]
         v, c = self.values[arm], self.counts[arm].astype(float)
         if v.size > max_atoms:
@@ -121,7 +121,7 @@ class EmpiricalDistributions:
             v = self.lo + grid / k * (self.hi - self.lo)
             c = np.bincount(inv, weights=c)
         F = np.cumsum(c) / self.n[arm]
-        self._cache[(arm, up, 0)] = (self.lo, self.hi, v, F)
+        self._cache[(arm, up)] = (self.lo, self.hi, v, F)
         return v, F
 
     def optimistic(self, arm: int, rho: float, max_atoms: int) -> tuple[np.ndarray, np.ndarray]:
