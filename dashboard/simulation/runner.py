@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.base import validate_int
+from ..algorithms.base import Policy, validate_int
 from ..algorithms.cmab.oracle import make_executor
 from ..algorithms.registry import AlgorithmInfo, algorithm_info
 from .results import AlgorithmResult, SimulationResult
@@ -142,6 +142,8 @@ class _Group:
     def declared(self) -> tuple[np.ndarray, np.ndarray] | None:
         if self.batched is not None or self.info.problem != "semiparametric":
             return None
+        if type(self.policies[0]).declared_arm is Policy.declared_arm:
+            return None  # this algorithm never declares a best arm
         arms = np.array([-1 if p.declared_arm is None else p.declared_arm for p in self.policies])
         times = np.array(
             [np.nan if p.declaration_time is None else p.declaration_time for p in self.policies],
