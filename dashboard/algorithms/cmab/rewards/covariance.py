@@ -65,6 +65,8 @@ class CovarianceRewards(RewardModel):
 
     key = "covariance"
     linear = True
+    #: Outcomes depend on (rep, t, arm set), not on pull numbers alone.
+    pull_indexed = False
 
     def __init__(
         self,

@@ -141,6 +141,8 @@ class GeneralRewards(RewardModel):
     """
 
     key = "general"
+    #: Outcomes depend only on (rep, arm, pull number) (see ``policies.common.pull_indexed``).
+    pull_indexed = True
 
     def __init__(
         self,
@@ -249,6 +251,8 @@ class ContinuousRewards(RewardModel):
     """
 
     key = "continuous"
+    #: Outcomes depend only on (rep, arm, pull number).
+    pull_indexed = True
 
     def __init__(
         self,
