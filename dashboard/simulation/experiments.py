@@ -274,7 +274,7 @@ FIGURES: dict[str, Figure] = {
             Panel("d=30,K=30,log", "d = 30, K = 30, ν² (log)", _semi_panel(30, 30, "log").spec),
         ),
         scales={
-            "test": Scale(500, 3),
+            "test": Scale(2_000, 3),
             "classroom": Scale(20_000, 10),
             "paper": Scale(100_000, 10),
         },
