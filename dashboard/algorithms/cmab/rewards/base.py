@@ -31,6 +31,9 @@ class RewardModel(ABC):
     key: str = ""
     #: Whether r(a, y) = <a, y> (Sections 3-4) or a general function (Section 5).
     linear: bool = True
+    #: Whether an outcome depends only on ``(rep, arm, pull number)`` (independent arms), so a
+    #: block's per-arm sums do not depend on the order of its rounds (fast paths rely on it).
+    pull_indexed: bool = False
 
     def __init__(self, d: int, seed: int = 0) -> None:
         self.d = validate_int("d", d, 1)

@@ -31,6 +31,7 @@ class LinearRewards(RewardModel):
     """
 
     key = "linear"
+    pull_indexed = True
 
     def __init__(
         self, d: int, seed: int = 0, noise_width: float = 0.5, mu: np.ndarray | None = None
