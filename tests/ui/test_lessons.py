@@ -452,3 +452,46 @@ def test_loader_does_not_import_ui_libraries():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def _katex_js() -> Path | None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("panel")  # locate panel's bundled KaTeX without importing
+    if spec is None or spec.origin is None:
+        return None
+    found = sorted(Path(spec.origin).parent.glob("dist/bundled/katex/katex@*/dist/katex.min.js"))
+    return found[-1] if found else None
+
+
+def test_every_math_span_renders_with_katex(tmp_path):
+    import shutil
+
+    node, katex = shutil.which("node"), _katex_js()
+    if node is None or katex is None:
+        pytest.skip("needs node and panel's bundled KaTeX (the browser tests cover this too)")
+    spans = [
+        {"where": f"{lesson.path.name}:{span.line}", "tex": span.tex, "display": span.display}
+        for lesson in LESSONS
+        for span in L.math_spans(lesson.markdown)
+    ]
+    (tmp_path / "spans.json").write_text(json.dumps(spans), encoding="utf-8")
+    script = tmp_path / "check.js"
+    script.write_text(
+        f"const katex = require({json.dumps(str(katex))});\n"
+        f"const spans = require({json.dumps(str(tmp_path / 'spans.json'))});\n"
+        "const bad = [];\n"
+        "for (const s of spans) {\n"
+        "  try { katex.renderToString(s.tex, {displayMode: s.display, throwOnError: true,"
+        " strict: 'error'}); }\n"
+        "  catch (e) { bad.push(s.where + ': ' + e.message); }\n"
+        "}\n"
+        "console.log(JSON.stringify({n: spans.length, bad}));\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [node, str(script)], capture_output=True, text=True, check=True, timeout=60
+    )
+    report = json.loads(out.stdout)
+    assert report["n"] == len(spans) > 0
+    assert report["bad"] == []
