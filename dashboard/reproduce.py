@@ -1,0 +1,302 @@
+"""``python -m dashboard reproduce FIGURE --out DIR``: the papers' figures as offline HTML + CSV.
+
+For each figure (see :mod:`dashboard.simulation.experiments`) this runs the experiment at the
+chosen scale and writes
+
+* ``DIR/<figure>.html``: a standalone page (Bokeh/Panel resources inlined, so it opens offline)
+  with what the paper shows, what we get, and the plots (the dashboard's plot builders from
+  :mod:`dashboard.ui.plots` plus the figure-specific ones below);
+* ``DIR/<figure>.csv``: the curves in long format ``figure,panel,algorithm,run,t,metric,value``.
+
+The figure builders (:func:`figure_layout`, :func:`pac_curve_plot`,
+:func:`overall_complexity_plot`) are plain functions, usable from notebooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html as html_lib
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .simulation.experiments import (
+    FIGURES,
+    SCALES,
+    ExperimentResult,
+    PACResult,
+    get_figure,
+    run_experiment,
+)
+
+__all__ = [
+    "add_parser",
+    "figure_layout",
+    "inline_panel_stylesheets",
+    "overall_complexity_plot",
+    "pac_curve_plot",
+    "reproduce",
+    "write_figure",
+]
+
+
+# ------------------------------------------------------------------------------------ plots
+def pac_curve_plot(result: PACResult, title: str = "") -> Any:
+    """Appendix I.2's PAC plot: ``sqrt(t) e_t`` over t, mean over repetitions with a +-1 sd
+    band (the paper's error bars), and the reference line ``10 sqrt(d log K)``."""
+    import holoviews as hv
+
+    from .ui.plots import BAND_POINTS, FONTS, REF_COLOR, T_DIM
+
+    t = result.times.astype(float)
+    vals = result.scaled
+    mean = vals.mean(axis=0)
+    std = vals.std(axis=0) if result.runs > 1 else np.zeros_like(mean)
+    keep = np.unique(np.r_[np.linspace(0, t.size - 1, BAND_POINTS).round().astype(int), t.size - 1])
+    ydim = hv.Dimension("sqrt_t_e_t", label="√t · e_t")
+    band = hv.Area(
+        (t[keep], np.maximum(mean - std, 0)[keep], (mean + std)[keep]),
+        kdims=[T_DIM],
+        vdims=[ydim, "hi"],
+        label="±1 sd over runs",
+    ).opts(color="#0072B2", alpha=0.2, line_alpha=0)
+    curve = hv.Curve((t, mean, std), kdims=[T_DIM], vdims=[ydim, "sd"], label="DEO (mean)").opts(
+        color="#0072B2", line_width=3, tools=["hover"]
+    )
+    ref = hv.Curve(
+        ([1.0, t[-1]], [result.bound, result.bound]),
+        kdims=[T_DIM],
+        vdims=[ydim],
+        label=f"10 √(d log K) = {result.bound:.1f}",
+    ).opts(color=REF_COLOR, line_dash="dashed", line_width=2)
+    return (band * curve * ref).opts(
+        title=title or f"√t · e_t, d = {result.d}, K = {result.K} ({result.runs} runs)",
+        responsive=True,
+        height=320,
+        min_height=320,
+        fontsize=FONTS,
+        show_grid=True,
+        legend_position="top_right",
+        ylim=(0, max(result.bound, float((mean + std).max())) * 1.1),
+    )
+
+
+def overall_complexity_plot(result: Any) -> Any:
+    """Figures 2-4 (e) and (f): overall oracle adaptivity and query complexity up to T per
+    algorithm (mean over runs), grouped bars on a log axis."""
+    import holoviews as hv
+
+    from .ui.plots import FONTS
+
+    rows = []
+    for r in result.results:
+        rows.append((r.algorithm, "queries", float(r.queries[:, -1].mean())))
+        rows.append((r.algorithm, "adaptivity", float(r.adaptivity[:, -1].mean())))
+    return hv.Bars(
+        rows,
+        kdims=[hv.Dimension("algorithm"), hv.Dimension("complexity")],
+        vdims=[hv.Dimension("calls", label="oracle calls up to T (mean)")],
+    ).opts(
+        title="Overall oracle query / adaptivity complexity",
+        logy=True,
+        ylim=(0.8, None),
+        responsive=True,
+        height=320,
+        min_height=320,
+        fontsize=FONTS,
+        tools=["hover"],
+        cmap={"queries": "#0072B2", "adaptivity": "#D55E00"},
+        color=hv.dim("complexity"),
+        show_legend=False,
+        xrotation=0,
+    )
+
+
+def _panel_plots(res: ExperimentResult, key: str, value: Any) -> list[Any]:
+    from .ui import plots
+
+    title = res.panel_title(key)
+    if isinstance(value, PACResult):
+        return [pac_curve_plot(value, f"√t · e_t: {title} ({value.runs} runs)")]
+    if res.figure.baseline is None:  # semiparametric regret
+        return [plots.regret_plot(value, show_rate=False).opts(title=f"Regret: {title}")]
+    return [
+        plots.complexity_plot(value).opts(title="(a, b) cumulative adaptivity / queries"),
+        plots.regret_plot(value, show_rate=False).opts(title="(c) cumulative regret"),
+        plots.wall_time_plot(value).opts(title="(d) runtime"),
+        overall_complexity_plot(value).opts(title="(e, f) overall adaptivity / queries"),
+    ]
+
+
+def figure_layout(res: ExperimentResult) -> Any:
+    """A Panel layout: title, setting, "what the paper shows", "what we get" and the plots."""
+    import panel as pn
+
+    fig = res.figure
+    we_get = res.we_get.replace("\n", "\n\n")
+    header = pn.pane.Markdown(
+        f"# {fig.title}\n\n"
+        f"*Source: {fig.source}.*  Scale **{res.scale}**: T = {res.horizon:,}, "
+        f"{res.runs} run(s), seed {res.seed}; computed in {res.seconds:.1f} s.\n\n"
+        f"**What the paper shows.** {res.paper_shows}\n\n"
+        f"**What we get.** {we_get}",
+        sizing_mode="stretch_width",
+    )
+    plots = [
+        pn.pane.HoloViews(p, sizing_mode="stretch_width", linked_axes=False)
+        for key, value in res.panels.items()
+        for p in _panel_plots(res, key, value)
+    ]
+    items: list[Any] = [header, pn.GridBox(*plots, ncols=2, sizing_mode="stretch_width")]
+    return pn.Column(*items, sizing_mode="stretch_width")
+
+
+# ------------------------------------------------------------------------------------ writing
+def write_figure(res: ExperimentResult, out: str | Path) -> tuple[Path, Path]:
+    """Write ``<out>/<figure>.html`` (standalone, inline resources) and ``<out>/<figure>.csv``.
+
+    Returns the two paths.  Raises ValueError if ``out`` cannot be created or written.
+    """
+    from bokeh.resources import INLINE
+
+    out = _output_dir(out)
+    html = out / f"{res.name}.html"
+    csv_path = out / f"{res.name}.csv"
+    try:
+        csv_path.write_text(res.to_csv())
+        figure_layout(res).save(str(html), embed=False, resources=INLINE, title=res.figure.title)
+        html.write_text(inline_panel_stylesheets(html.read_text(encoding="utf-8")), "utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot write to output directory {str(out)!r}: {exc}") from None
+    return html, csv_path
+
+
+_IMPORTED_CSS = re.compile(
+    r'\{"type":"object","name":"ImportedStyleSheet","id":"([^"]+)",'
+    r'"attributes":\{"url":"https?://cdn\.holoviz\.org/panel/[^/"]+/dist/([^"?]+)(?:\?[^"]*)?"\}\}'
+)
+
+
+def inline_panel_stylesheets(page: str) -> str:
+    """Replace Panel's CDN stylesheet references in a saved page by the same CSS inlined.
+
+    ``Panel.save(..., resources=INLINE)`` inlines every script but still points Panel's
+    component stylesheets (``ImportedStyleSheet``) at cdn.holoviz.org.  The files ship in the
+    installed ``panel/dist`` directory, so each reference becomes an ``InlineStyleSheet`` with
+    that file's CSS (HTML-escaped like the rest of Bokeh's document JSON).  References whose
+    file is not installed are left unchanged.
+    """
+    import panel
+
+    dist = Path(panel.__file__).resolve().parent / "dist"
+
+    def repl(m: re.Match[str]) -> str:
+        path = (dist / m.group(2)).resolve()
+        if dist not in path.parents or not path.is_file():
+            return m.group(0)
+        css = html_lib.escape(json.dumps(path.read_text(encoding="utf-8")), quote=False)
+        return (
+            f'{{"type":"object","name":"InlineStyleSheet","id":"{m.group(1)}",'
+            f'"attributes":{{"css":{css}}}}}'
+        )
+
+    page = _IMPORTED_CSS.sub(repl, page)
+    # favicons are decoration: drop the CDN links so the page makes no network request
+    return re.sub(r'<link rel="(?:apple-touch-)?icon"[^>]*https?://[^>]*>\n?', "", page)
+
+
+def _output_dir(out: str | Path) -> Path:
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"output path {str(out)!r} is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"cannot create output directory {str(out)!r}: {reason}") from None
+    probe = path / ".reproduce-write-test"
+    try:
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"cannot write to output directory {str(out)!r}: {reason}") from None
+    return path
+
+
+def reproduce(
+    figure: str,
+    out: str | Path,
+    scale: str = "classroom",
+    seed: int = 0,
+    horizon: int | None = None,
+    runs: int | None = None,
+    echo: Any = print,
+) -> list[tuple[Path, Path]]:
+    """Run one figure (or ``"all"``) and write its HTML and CSV into ``out``.
+
+    Everything is validated before anything runs: an unknown figure or scale, or an output
+    directory that cannot be written, raises ValueError at once.
+    """
+    key = str(figure).strip().lower()
+    names = list(FIGURES) if key == "all" else [get_figure(key).name]
+    for name in names:
+        FIGURES[name].scale(scale)
+    _output_dir(out)
+    written = []
+    for name in names:
+        start = time.perf_counter()
+        res = run_experiment(name, scale=scale, seed=seed, horizon=horizon, runs=runs)
+        html, csv_path = write_figure(res, out)
+        written.append((html, csv_path))
+        n_rows = res.to_csv().count("\n") - 1
+        echo(
+            f"{name}: {res.figure.title} (scale {res.scale}, T = {res.horizon:,}, "
+            f"{res.runs} run(s), {time.perf_counter() - start:.1f} s)"
+        )
+        echo(f"  wrote {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
+        echo(f"  wrote {csv_path} ({n_rows:,} rows)")
+        for line in res.we_get.splitlines():
+            echo(f"  {line}")
+    return written
+
+
+# ------------------------------------------------------------------------------------ CLI
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``reproduce`` subcommand to the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "reproduce",
+        help="reproduce a paper figure: standalone HTML + CSV",
+        description=(
+            "Run a paper experiment and write DIR/<figure>.html (opens offline) and "
+            "DIR/<figure>.csv (long format). Figures: " + ", ".join(FIGURES) + ", or all."
+        ),
+    )
+    p.add_argument("figure", help=f"one of: {', '.join(FIGURES)}, all")
+    p.add_argument("--out", required=True, help="output directory (created if missing)")
+    p.add_argument(
+        "--scale",
+        default="classroom",
+        help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed (same seed, same numbers)")
+    p.add_argument("--horizon", type=int, help="override the scale's horizon T")
+    p.add_argument("--runs", type=int, help="override the scale's number of repetitions")
+    p.set_defaults(func=_cmd_reproduce)
+    return p
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    reproduce(
+        args.figure,
+        args.out,
+        scale=args.scale,
+        seed=args.seed,
+        horizon=args.horizon,
+        runs=args.runs,
+    )
+    return 0
