@@ -1,10 +1,9 @@
-"""Entry point of ``panel serve dashboard`` (placeholder until the dashboard lands)."""
+"""Entry point of ``panel serve dashboard``: build a fresh app for this session and serve it.
 
-import panel as pn
+Everything is created inside :func:`dashboard.ui.app.create_app`, once per browser session, so
+sessions never share state.
+"""
 
-pn.extension()
+from dashboard.ui.app import create_app
 
-pn.Column(
-    "# Bandit teaching dashboard",
-    "The live dashboard is being built; see the README for the CLI meanwhile.",
-).servable(title="Bandit teaching dashboard")
+create_app().servable(title="Bandit teaching dashboard")

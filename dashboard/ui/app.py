@@ -1,0 +1,656 @@
+"""The live dashboard: a ``pn.viewable.Viewer`` rendering the param models, and the template.
+
+:class:`DashboardApp` works on its own in a notebook (``pn.extension(); DashboardApp()``): its
+``__panel__`` is a plain layout (sidebar column + main area).  :func:`create_app` builds a fresh
+app (all state per session: nothing mutable lives at module level) and wraps it in a
+``FastListTemplate``; ``dashboard/main.py`` serves it.
+
+Streaming: Run starts a periodic callback (every ``period_ms``) that calls
+:meth:`DashboardApp.tick`: the :class:`~dashboard.ui.model.RunModel` advances the simulation
+for about ``frame_seconds`` and the plots' ``hv.streams.Pipe``\\ s receive the new snapshot
+inside ``pn.io.hold()`` (one batched message per frame).  Overlapping ticks are skipped (lock).
+
+Stable hooks for browser tests (CSS classes): ``run-button``, ``pause-button``,
+``step-button``, ``reset-button``, ``progress-text``, ``problem-select``, ``algorithm-select``,
+``error-alert`` (configuration problems as a warning, a failed run as a danger alert),
+``lesson-select``, ``load-preset-button``, ``download-csv``.  Every plot pane carries a CSS
+class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's mean curves are
+Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose ``data_source`` holds the
+columns ``t`` and ``regret`` (find them with
+``Bokeh.documents[0].get_model_by_name("regret-CUCB")``).
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import Range1d
+
+from . import plots
+from .live import LivePlot
+from .model import MAX_ALGORITHMS, SPEEDS, Config, RunModel
+
+__all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
+
+#: Configuration parameters kept in the URL (parameter name -> query key).
+URL_PARAMETERS: dict[str, str] = {
+    p: p
+    for p in (
+        "problem",
+        "d",
+        "m",
+        "actions",
+        "reward",
+        "oracle_delay",
+        "alpha",
+        "K",
+        "shift",
+        "magnitude",
+        "gap",
+        "noise",
+        "algorithms",
+        "horizon",
+        "runs",
+        "seed",
+        "speed",
+        "log_axes",
+    )
+}
+
+_PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": "semiparametric"}
+_SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "max": "max"}
+
+_CAPTIONS = {
+    "timeline": "One tick per call at its round t; the calls of one parallel (adaptivity) round "
+    "form one taller tick; a band means one call in every round.",
+    "complexity": "Mean over runs. Solid: queries (number of calls); dashed: adaptivity "
+    "(sequential rounds of calls). Grey: the references T and d log log T.",
+    "surviving": "Blue: alive, grey: eliminated, orange: optimal action / best arm "
+    "(red if it was eliminated).",
+    "weights": "The design p the phase samples arms from. Orange: best arm, grey: anchor x_1.",
+    "pac": "Each dot is one phase of one run: √t times the worst error of the estimated "
+    "gaps to the anchor.",
+    "shift": "The shift ν_t added to every arm's reward (it cancels in the regret).",
+    "wall": "Seconds spent inside oracle calls / expensive computations vs the rest.",
+}
+
+_CSS = """
+.bk-panel-models-markup-HTML, .markdown { font-size: 15px; }
+"""
+
+
+def _math_renderer(content: str, options: dict[str, Any]) -> str:
+    """Render ``$...$`` / ``$$...$$`` as MathJax delimiters (typeset by Bokeh's MathJax)."""
+    import html
+
+    text = html.escape(content)
+    if options.get("display_mode"):
+        return f'<div class="math">$${text}$$</div>'
+    return f'<span class="math">\\({text}\\)</span>'
+
+
+def _dollarmath(md: Any) -> None:
+    """markdown-it plugin: dollar math (``$x$`` inline, ``$$`` blocks) for lesson text."""
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    dollarmath_plugin(md, double_inline=True, renderer=_math_renderer)
+
+
+def _load_lessons() -> list[Any]:
+    """The lessons (empty if the lesson module or files are unavailable)."""
+    try:
+        from .lessons import load_lessons
+    except ImportError:
+        return []
+    try:
+        return list(load_lessons())
+    except (OSError, ValueError):
+        return []
+
+
+def _lesson_text(lesson: Any) -> str:
+    try:
+        from .lessons import lesson_markdown_without_preset
+
+        return lesson_markdown_without_preset(lesson)
+    except ImportError:
+        return str(lesson.markdown)
+
+
+class DashboardApp(pn.viewable.Viewer):
+    """The dashboard component: sidebar controls, live plots and lessons.
+
+    Parameters
+    ----------
+    config : Config, optional
+        The configuration model (a new one by default).
+    autostart_timer : bool
+        Start a periodic callback on Run (``False`` in headless tests, which call
+        :meth:`tick` themselves).
+    period_ms : int
+        Period of the streaming callback in milliseconds (~10 frames per second).
+    frame_seconds : float
+        Simulation time budget of one frame.
+    """
+
+    config = param.ClassSelector(class_=Config, doc="The configuration model.")
+    run_model = param.ClassSelector(class_=RunModel, doc="The run state machine.")
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        autostart_timer: bool = True,
+        period_ms: int = 100,
+        frame_seconds: float = 0.06,
+        **params: Any,
+    ) -> None:
+        config = config if config is not None else Config()
+        super().__init__(config=config, run_model=RunModel(config), **params)
+        self.autostart_timer = autostart_timer
+        self.period_ms = int(period_ms)
+        self.frame_seconds = float(frame_seconds)
+        self._callback: Any = None
+        self._tick_lock = threading.Lock()
+        self._sim_id: int | None = None
+        self._event_counts: dict[str, int] | None = None
+        self._lessons = _load_lessons()
+        self._build_widgets()
+        self._build_plots()
+        self._build_layout()
+        self.config.param.watch(self._on_config, ["errors", "problem", "algorithm_options"])
+        self.config.param.watch(self._on_names, ["problem", "seed"])
+        self.config.param.watch(self._on_log_axes, ["log_axes"])
+        self.run_model.param.watch(self._on_status, ["status", "error", "t"])
+        self._on_config()
+        self._on_status()
+
+    # ------------------------------------------------------------------ widgets
+    def _build_widgets(self) -> None:
+        c = self.config
+        self.problem_select = pn.widgets.Select.from_param(
+            c.param.problem, name="Problem", options=_PROBLEM_LABELS, css_classes=["problem-select"]
+        )
+        self.d_input = pn.widgets.IntInput.from_param(c.param.d, name="d (arms / dimension)")
+        self.cmab_widgets = pn.Column(
+            pn.widgets.IntInput.from_param(c.param.m, name="m (max action size)"),
+            pn.widgets.Select.from_param(c.param.actions, name="Action family"),
+            pn.widgets.Select.from_param(c.param.reward, name="Reward model"),
+            pn.widgets.FloatInput.from_param(
+                c.param.oracle_delay, name="Oracle cost (seconds per call)", step=0.001
+            ),
+            pn.widgets.FloatSlider.from_param(
+                c.param.alpha, name="alpha (approximate oracle)", step=0.05
+            ),
+            sizing_mode="stretch_width",
+            margin=0,
+        )
+        self.sp_widgets = pn.Column(
+            pn.widgets.IntInput.from_param(c.param.K, name="K (arms)"),
+            pn.widgets.Select.from_param(c.param.shift, name="Shift type ν_t"),
+            pn.widgets.FloatInput.from_param(c.param.magnitude, name="Shift magnitude", step=0.1),
+            pn.widgets.FloatInput.from_param(c.param.gap, name="Gap Δ*", step=0.05),
+            pn.widgets.FloatInput.from_param(c.param.noise, name="Noise level σ", step=0.1),
+            sizing_mode="stretch_width",
+            margin=0,
+        )
+        self.algorithm_select = pn.widgets.MultiChoice(
+            name=f"Algorithms (up to {MAX_ALGORITHMS})",
+            options=list(c.algorithm_options),
+            value=list(c.algorithms),
+            max_items=MAX_ALGORITHMS,
+            css_classes=["algorithm-select"],
+            sizing_mode="stretch_width",
+        )
+        self.algorithm_select.param.watch(self._on_algorithm_widget, "value")
+        c.param.watch(self._on_algorithms_param, "algorithms")
+        self.horizon_input = pn.widgets.IntInput.from_param(
+            c.param.horizon, name="Horizon T", step=10_000
+        )
+        self.runs_input = pn.widgets.IntInput.from_param(c.param.runs, name="Repetitions")
+        self.seed_input = pn.widgets.IntInput.from_param(c.param.seed, name="Seed")
+        self.speed_select = pn.widgets.RadioButtonGroup.from_param(
+            c.param.speed, name="Playback speed", options=list(SPEEDS), button_type="default"
+        )
+        self.log_toggle = pn.widgets.Checkbox.from_param(
+            c.param.log_axes, name="Log-log regret axes"
+        )
+
+        self.run_button = pn.widgets.Button(
+            name="▶ Run", button_type="primary", css_classes=["run-button"]
+        )
+        self.pause_button = pn.widgets.Button(
+            name="Pause", button_type="default", css_classes=["pause-button"]
+        )
+        self.step_button = pn.widgets.Button(
+            name="Step", button_type="default", css_classes=["step-button"]
+        )
+        self.reset_button = pn.widgets.Button(
+            name="Reset", button_type="default", css_classes=["reset-button"]
+        )
+        self.run_button.on_click(lambda _e: self.run())
+        self.pause_button.on_click(lambda _e: self.toggle_pause())
+        self.step_button.on_click(lambda _e: self.step())
+        self.reset_button.on_click(lambda _e: self.reset())
+        self.progress_text = pn.pane.Markdown(
+            "", css_classes=["progress-text"], margin=(0, 10), styles={"font-size": "16px"}
+        )
+        self.progress_bar = pn.indicators.Progress(
+            value=0, max=100, sizing_mode="stretch_width", height=14
+        )
+        self.alert = pn.pane.Alert(
+            "", alert_type="warning", css_classes=["error-alert"], visible=False
+        )
+        self.download = pn.widgets.FileDownload(
+            callback=self._csv,
+            filename=self._csv_name(),
+            label="Download results (CSV)",
+            button_type="success",
+            css_classes=["download-csv"],
+            disabled=True,
+            sizing_mode="stretch_width",
+        )
+        titles = {"(no lesson)": ""}
+        titles.update({f"{le.number}. {le.title}": le.slug for le in self._lessons})
+        self.lesson_select = pn.widgets.Select(
+            name="Lesson", options=titles, value="", css_classes=["lesson-select"]
+        )
+        self.load_preset_button = pn.widgets.Button(
+            name="Load this lesson's preset",
+            button_type="primary",
+            css_classes=["load-preset-button"],
+            disabled=True,
+        )
+        self.lesson_pane = pn.pane.Markdown(
+            "",
+            plugins=[_dollarmath],
+            sizing_mode="stretch_width",
+            styles={"font-size": "15px"},
+            css_classes=["lesson-text"],
+        )
+        self.lesson_select.param.watch(self._on_lesson, "value")
+        self.load_preset_button.on_click(lambda _e: self.load_lesson_preset())
+
+    # ------------------------------------------------------------------ plots
+    def _build_plots(self) -> None:
+        """(Re)create the live plots for the current configuration (fixed layer structure).
+
+        Time plots share one x range (linked pan / zoom), except the log-log regret plot.
+        """
+        names = list(self.config.algorithms)
+        log = bool(self.config.log_axes)
+        result = self.run_model.result
+        horizon = self.run_model.horizon or self.config.horizon
+        self.x_range = Range1d(0, horizon, name="time-range")
+        shared = {"x_range": self.x_range}
+        self.plots: dict[str, LivePlot] = {
+            "regret": LivePlot(
+                "regret",
+                lambda data: plots.regret_plot(data, names, log_axes=log),
+                data=result,
+                on_render=_name_regret_renderers(names),
+                frames=lambda data: plots.regret_frames(data, names, log_axes=log),
+                y_keys=("regret", "regret_hi"),
+                **({} if log else shared),
+            ),
+            "timeline": LivePlot(
+                "timeline",
+                lambda data: plots.oracle_timeline(data, names),
+                result,
+                frames=lambda data: plots.timeline_frames(data, names),
+                **shared,
+            ),
+            "complexity": LivePlot(
+                "complexity",
+                lambda data: plots.complexity_plot(data, names),
+                result,
+                frames=lambda data: plots.complexity_frames(data, names),
+                y_keys=("calls",),
+                **shared,
+            ),
+            "surviving": LivePlot("surviving", plots.surviving_plot, result, patch=False),
+        }
+        if self.config.problem == "semiparametric":
+            self.plots["weights"] = LivePlot(
+                "weights", plots.design_weights_plot, result, patch=False
+            )
+            self.plots["pac"] = LivePlot(
+                "pac",
+                lambda data: plots.pac_plot(*(data or (None, None, None)), names),
+                None,
+                **shared,
+            )
+            self.plots["shift"] = LivePlot(
+                "shift",
+                lambda data: plots.shift_plot(*(data or (np.zeros(0), np.zeros(0)))),
+                None,
+                autoscale_x=True,
+                frames=lambda data: plots.shift_frames(*(data or (np.zeros(0), np.zeros(0)))),
+                y_keys=("nu",),
+            )
+        self.plots["wall"] = LivePlot(
+            "wall", lambda data: plots.wall_time_plot(data, names), result
+        )
+        self._event_counts: dict[str, int] | None = None
+        self._frames = 0
+        self._plots_structure = self._structure()
+        self.panes = {key: lp.pane for key, lp in self.plots.items()}
+        if hasattr(self, "plot_area"):
+            self.plot_area.objects = self._plot_cards()
+
+    def _plot_cards(self) -> list[Any]:
+        """The regret plot across the full width, the other plots two per row, each with a
+        one-line caption explaining its encoding."""
+        cards = []
+        for key, pane in self.panes.items():
+            if key == "regret":
+                continue
+            caption = _CAPTIONS.get(key, "")
+            cards.append(
+                pn.Column(
+                    pane,
+                    pn.pane.Markdown(caption, styles={"font-size": "14px"}, margin=(0, 10)),
+                    sizing_mode="stretch_width",
+                )
+            )
+        return [
+            self.panes["regret"],
+            pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width", name="plots"),
+        ]
+
+    def _build_layout(self) -> None:
+        self.plot_area = pn.Column(*self._plot_cards(), sizing_mode="stretch_width")
+        self.lesson_column = pn.Column(
+            self.lesson_pane, width=430, visible=False, scroll=True, max_height=1400
+        )
+        self.sidebar = pn.Column(
+            self.problem_select,
+            self.d_input,
+            self.cmab_widgets,
+            self.sp_widgets,
+            self.algorithm_select,
+            pn.Row(self.horizon_input, self.runs_input, sizing_mode="stretch_width"),
+            self.seed_input,
+            pn.pane.Markdown("Playback speed", margin=(0, 10)),
+            self.speed_select,
+            self.log_toggle,
+            pn.layout.Divider(),
+            pn.Row(self.run_button, self.pause_button, sizing_mode="stretch_width"),
+            pn.Row(self.step_button, self.reset_button, sizing_mode="stretch_width"),
+            self.progress_text,
+            self.progress_bar,
+            self.alert,
+            self.download,
+            pn.layout.Divider(),
+            pn.pane.Markdown("### Lessons", margin=(0, 10)),
+            self.lesson_select,
+            self.load_preset_button,
+            sizing_mode="stretch_width",
+            name="controls",
+        )
+        self.main = pn.Row(
+            self.plot_area, self.lesson_column, sizing_mode="stretch_width", name="main"
+        )
+        self._layout = pn.Row(
+            pn.Column(self.sidebar, width=340), self.main, sizing_mode="stretch_width"
+        )
+
+        for widget in self.sidebar.select(pn.widgets.Widget):
+            widget.sizing_mode = "stretch_width"
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._layout
+
+    # ------------------------------------------------------------------ actions
+    def run(self) -> None:
+        """Run the current configuration from scratch (cancelling any previous run)."""
+        self.run_model.run()
+        self._after_start()
+        if self.run_model.status == "running":
+            self._start_timer()
+
+    def toggle_pause(self) -> None:
+        """Pause a running simulation, resume a paused one."""
+        self.run_model.toggle_pause()
+        if self.run_model.status == "running":
+            self._start_timer()
+        else:
+            self._stop_timer()
+
+    def step(self) -> None:
+        """Advance to the next oracle call / epoch / phase and pause."""
+        self._stop_timer()
+        self.run_model.step()
+        self._after_start()
+
+    def reset(self) -> None:
+        """Stop the run and clear the plots."""
+        self._stop_timer()
+        self.run_model.reset()
+        self._sim_id = None
+        if self._structure() != self._plots_structure:
+            self._build_plots()
+        else:
+            with pn.io.hold():
+                for lp in self.plots.values():
+                    lp.send(None)
+            self._event_counts = None
+        self._on_status()
+
+    def dispose(self) -> None:
+        """Stop streaming and release the simulation (the browser session ended)."""
+        self._stop_timer()
+        self._callback = None
+        self.run_model.close()
+
+    def tick(self) -> bool:
+        """One streaming frame: advance the simulation and push the snapshot to the plots.
+
+        Returns whether new data was pushed.  Overlapping calls return ``False``.
+        """
+        if not self._tick_lock.acquire(blocking=False):
+            return False
+        try:
+            changed = self.run_model.tick(self.frame_seconds)
+            if changed:
+                self._push(full=self.run_model.status != "running")
+            if self.run_model.status != "running":
+                self._stop_timer()
+            return changed
+        finally:
+            self._tick_lock.release()
+
+    def load_lesson_preset(self) -> None:
+        """Apply the selected lesson's preset to the configuration."""
+        lesson = self._lesson()
+        if lesson is None:
+            return
+        try:
+            self.config.apply_preset(dict(lesson.preset))
+        except ValueError as exc:
+            self._show_alert(str(exc), "danger")
+
+    # ------------------------------------------------------------------ internals
+    def _structure(self) -> tuple[Any, ...]:
+        c = self.config
+        return (c.problem, tuple(c.algorithms), bool(c.log_axes))
+
+    def _after_start(self) -> None:
+        """A new simulation started: reuse the plots if their layers still fit, else rebuild."""
+        sim = self.run_model.sim
+        if sim is not None and id(sim) != self._sim_id:
+            self._sim_id = id(sim)
+            if self._structure() != self._plots_structure:
+                self._build_plots()
+            else:
+                self.x_range.update(start=0, end=sim.horizon)
+                self._event_counts = None
+        self._push()
+
+    def _start_timer(self) -> None:
+        if not self.autostart_timer:
+            return
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self.tick, period=self.period_ms)
+        elif not self._callback.running:
+            self._callback.start()
+
+    def _stop_timer(self) -> None:
+        cb = self._callback
+        if cb is not None and cb.running:
+            cb.stop()
+
+    def _push(self, full: bool = True) -> None:
+        """Send the latest snapshot to the plots (one batched Bokeh message).
+
+        The regret, complexity and shift plots update every frame; the oracle timeline every
+        second frame, the wall-time bars every fifth; event plots (surviving arms, DEO
+        weights, PAC view) only when a new epoch / phase event arrived.  ``full`` forces all.
+        """
+        m = self.run_model
+        result = m.result
+        self._frames += 1
+        counts = (
+            {}
+            if result is None
+            else {
+                r.algorithm: sum(e.kind in ("epoch", "phase") for ev in r.events for e in ev)
+                for r in result.results
+            }
+        )
+        events_changed = counts != self._event_counts
+        self._event_counts = counts
+        every = {"timeline": 2, "wall": 5}
+        with pn.io.hold():
+            for key in ("regret", "complexity", "timeline", "wall"):
+                if full or self._frames % every.get(key, 1) == 0:
+                    self.plots[key].send(result)
+            if events_changed:
+                self.plots["surviving"].send(result)
+                if "weights" in self.plots:
+                    self.plots["weights"].send(result)
+                arrays = m.instance_arrays()
+                if "pac" in self.plots and arrays is not None:
+                    self.plots["pac"].send((result, *arrays))
+            if "shift" in self.plots:
+                self.plots["shift"].send(m.shift_window())
+            self._on_status()
+
+    def _lesson(self) -> Any:
+        slug = self.lesson_select.value
+        return next((le for le in self._lessons if le.slug == slug), None)
+
+    def _on_lesson(self, *_: Any) -> None:
+        lesson = self._lesson()
+        self.load_preset_button.disabled = lesson is None
+        self.lesson_column.visible = lesson is not None
+        self.lesson_pane.object = "" if lesson is None else _lesson_text(lesson)
+
+    def _on_algorithm_widget(self, event: Any) -> None:
+        if list(event.new) != list(self.config.algorithms):
+            self.config.algorithms = list(event.new)
+
+    def _on_algorithms_param(self, event: Any) -> None:
+        if list(event.new) != list(self.algorithm_select.value):
+            options = list(self.config.algorithm_options)
+            extra = [a for a in event.new if a not in options]
+            self.algorithm_select.param.update(options=options + extra, value=list(event.new))
+
+    def _on_config(self, *_: Any) -> None:
+        c = self.config
+        cmab = c.problem == "cmab"
+        self.cmab_widgets.visible = cmab
+        self.sp_widgets.visible = not cmab
+        options = list(c.algorithm_options)
+        extra = [a for a in c.algorithms if a not in options]
+        self.algorithm_select.param.update(options=options + extra, value=list(c.algorithms))
+        self._on_status()
+
+    def _on_names(self, *_: Any) -> None:
+        self.download.filename = self._csv_name()
+
+    def _on_log_axes(self, *_: Any) -> None:
+        self._build_plots()
+        self._push()
+
+    def _on_status(self, *_: Any) -> None:
+        m, c = self.run_model, self.config
+        status = m.status
+        self.run_button.disabled = not c.valid
+        self.pause_button.disabled = status not in ("running", "paused")
+        self.pause_button.name = "Resume" if status == "paused" else "Pause"
+        self.step_button.disabled = not c.valid and m.sim is None
+        horizon = m.horizon or c.horizon
+        label = {"idle": "ready", "running": "running", "paused": "paused", "done": "done"}
+        self.progress_text.object = (
+            f"**t = {m.t:,} / {horizon:,}** &nbsp; ({label.get(status, 'stopped')})"
+        )
+        self.progress_bar.value = int(100 * m.t / horizon) if horizon else 0
+        self.download.disabled = m.result is None
+        if status == "error" and m.error:
+            self._show_alert(m.error, "danger")
+        elif c.errors:
+            self._show_alert(" ".join(c.errors) + " Fix this to enable Run.", "warning")
+        else:
+            self.alert.visible = False
+
+    def _show_alert(self, text: str, kind: str) -> None:
+        self.alert.param.update(object=text, alert_type=kind, visible=True)
+
+    def _csv_name(self) -> str:
+        return f"bandit-{self.config.problem}-seed{self.config.seed}.csv"
+
+    def _csv(self) -> io.StringIO:
+        result = self.run_model.result
+        return io.StringIO("" if result is None else result.to_csv())
+
+
+def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
+    """Name the regret plot's mean-curve renderers and sources ``regret-<algorithm>`` (a
+    stable handle for browser tests: ``Bokeh.documents[0].get_model_by_name(...)``)."""
+
+    def name(hv_plot: Any) -> None:
+        for sub in getattr(hv_plot, "subplots", {}).values():
+            element = sub.current_frame
+            if isinstance(element, hv.Curve) and element.label in names:
+                for handle in ("glyph_renderer", "source"):
+                    model = sub.handles.get(handle)
+                    if model is not None:
+                        model.name = f"regret-{element.label}" + (
+                            "" if handle == "glyph_renderer" else "-source"
+                        )
+
+    return name
+
+
+def create_app(**kwargs: Any) -> pn.template.FastListTemplate:
+    """Build a fresh dashboard in a template (one per browser session).
+
+    The configuration is synced with the URL query (shareable links) and closing the browser
+    tab stops the session's run.  Keyword arguments go to :class:`DashboardApp`.
+    """
+    pn.extension("mathjax", raw_css=[_CSS], notifications=False)
+    app = DashboardApp(**kwargs)
+    if pn.state.location is not None:
+        pn.state.location.sync(app.config, URL_PARAMETERS)
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        pn.state.on_session_destroyed(lambda _ctx: app.dispose())
+    template = pn.template.FastListTemplate(
+        title="Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
+        sidebar=[app.sidebar],
+        main=[app.main],
+        sidebar_width=360,
+        accent="#0072B2",
+        header_background="#0b3d63",
+        theme_toggle=False,
+        main_layout=None,
+    )
+    template.app = app  # handle for tests and notebooks
+    return template

@@ -1,0 +1,273 @@
+"""Live plots: a ``hv.streams.Pipe`` feeding a HoloViews plot that updates in place, cheaply.
+
+HoloViews' own DynamicMap update recomputes ranges, legends and options for every layer on
+every frame (about 20 ms per layer here), too slow for 10 frames per second with a dozen
+layers.  A :class:`LivePlot` therefore renders its builder's element once (a normal HoloViews
+Bokeh plot, with all styling, legends and hover tools) and, on each ``pipe.send(data)``, asks
+each layer's HoloViews plot for the new column data (``ElementPlot.get_data``, the same
+transformation HoloViews uses) and assigns it to the existing Bokeh ``ColumnDataSource``,
+then adjusts the y range (and optionally the x range).  If the layer structure changed, or for
+elements whose axes are categorical (heat maps), it falls back to a full re-render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+from bokeh.document import Document
+from bokeh.models import Range1d
+
+__all__ = ["LivePlot", "data_extent"]
+
+
+def _layers(element: Any) -> list[Any]:
+    return list(element.values()) if isinstance(element, hv.Overlay) else [element]
+
+
+def data_extent(element: Any, axis: str = "y", positive: bool = False) -> tuple[float, float]:
+    """Finite (min, max) of an element's values along ``axis`` (``"x"`` key dimension, ``"y"``
+    value dimensions; stacked bars are summed).  ``(nan, nan)`` if there is no data."""
+    lo, hi = np.inf, -np.inf
+    for layer in _layers(element):
+        if len(layer) == 0:
+            continue
+        if axis == "x":
+            dims = layer.kdims[:1]
+        elif isinstance(layer, hv.Area):
+            dims = layer.vdims[:2]
+        elif isinstance(layer, (hv.Segments, hv.Rectangles)):
+            dims = [layer.kdims[1], layer.kdims[3]]
+        else:
+            dims = layer.vdims[:1]
+        for dim in dims:
+            if isinstance(layer, hv.Bars) and axis == "y" and len(layer.kdims) > 1:
+                frame = layer.dframe()
+                v = frame.groupby(layer.kdims[0].name)[dim.name].sum().to_numpy(dtype=float)
+            else:
+                v = np.asarray(layer.dimension_values(dim), dtype=float)
+            v = v[np.isfinite(v)]
+            if positive:
+                v = v[v > 0]
+            if v.size:
+                lo, hi = min(lo, float(v.min())), max(hi, float(v.max()))
+    return (lo, hi) if lo <= hi else (np.nan, np.nan)
+
+
+class LivePlot:
+    """A plot fed by a ``hv.streams.Pipe``.
+
+    Parameters
+    ----------
+    name : str
+        Plot name (the pane gets CSS class and name ``<name>-plot``).
+    builder : callable
+        ``builder(data) -> hv element`` (a function of :mod:`dashboard.ui.plots`).
+    data : object
+        Initial data (``None``: the builder draws the empty plot).
+    patch : bool
+        Update in place (True) or re-render on every send (False, for categorical axes).
+    autoscale_x : bool
+        Also fit the x range to the data on each update (rolling windows).
+    x_range : bokeh Range1d, optional
+        Shared x range (linked time axes); assigned after every render.
+    on_render : callable, optional
+        ``on_render(hv_plot)`` after each full render (e.g. to name renderers).
+    frames : callable, optional
+        ``frames(data) -> [columns per layer]``: the builder's data without building
+        HoloViews elements (fast path; see ``plots.regret_frames``).
+    y_keys : tuple of str
+        Columns of ``frames`` that set the y range.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        builder: Callable[[Any], Any],
+        data: Any = None,
+        patch: bool = True,
+        autoscale_x: bool = False,
+        x_range: Range1d | None = None,
+        on_render: Callable[[Any], None] | None = None,
+        height: int = 320,
+        frames: Callable[[Any], list[dict[str, np.ndarray]]] | None = None,
+        y_keys: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.builder = builder
+        self.frames = frames
+        self.y_keys = y_keys
+        self.patch_enabled = patch
+        self.autoscale_x = autoscale_x
+        self.x_range = x_range
+        self.on_render = on_render
+        self.sent = 0
+        self.renders = 0
+        self.hv_plot: Any = None
+        self.element: Any = None
+        self.pane = pn.pane.Bokeh(
+            None,
+            name=f"{name}-plot",
+            css_classes=[f"{name}-plot"],
+            sizing_mode="stretch_width",
+            min_height=height,
+        )
+        self.pipe = hv.streams.Pipe(data=data)
+        self.pipe.add_subscriber(self._on_data)
+        self._render(self.builder(data))
+
+    # ------------------------------------------------------------------ public
+    def send(self, data: Any) -> None:
+        """Push new data (the plot updates through the pipe's subscriber)."""
+        self.pipe.send(data)
+
+    @property
+    def figure(self) -> Any:
+        """The Bokeh figure currently shown."""
+        return None if self.hv_plot is None else self.hv_plot.state
+
+    def sources(self) -> list[Any]:
+        """The Bokeh ColumnDataSources of the layers, in layer order."""
+        return [sub.handles.get("source") for sub in self._subplots()]
+
+    # ------------------------------------------------------------------ internals
+    def _subplots(self) -> list[Any]:
+        if self.hv_plot is None:
+            return []
+        subs = getattr(self.hv_plot, "subplots", None)
+        return list(subs.values()) if subs else [self.hv_plot]
+
+    def _on_data(self, data: Any = None) -> None:
+        self.sent += 1
+        if self.patch_enabled and self.frames is not None and self._patch_frames(data):
+            return
+        element = self.builder(data)
+        if not (self.patch_enabled and self._patch(element)):
+            self._render(element)
+
+    def _patch_frames(self, data: Any) -> bool:
+        """Assign the frames' columns to the layers' sources (no HoloViews elements built)."""
+        frames = self.frames(data)  # type: ignore[misc]
+        subs = self._subplots()
+        if len(frames) != len(subs):
+            return False
+        updates = []
+        for sub, frame in zip(subs, frames):
+            source = sub.handles.get("source")
+            new = _columns(sub, frame)
+            if source is None or new is None or set(new) != set(source.data):
+                return False
+            updates.append((source, new))
+        for source, new in updates:
+            source.data = new
+        self._fit_frames(frames)
+        return True
+
+    def _fit_frames(self, frames: list[dict[str, np.ndarray]]) -> None:
+        logy = bool(getattr(self.hv_plot, "logy", False))
+        values = [np.asarray(f[k], dtype=float) for f in frames for k in self.y_keys if k in f]
+        v = np.concatenate(values) if values else np.zeros(0)
+        v = v[np.isfinite(v)]
+        if logy:
+            v = v[v > 0]
+        lo, hi = (float(v.min()), float(v.max())) if v.size else (np.nan, np.nan)
+        self._set_y(lo, hi, logy)
+        if self.autoscale_x and frames:
+            first = next(iter(frames[0].values()))
+            x = np.asarray(first, dtype=float)
+            x = x[np.isfinite(x)]
+            x_range = self.hv_plot.state.x_range
+            if x.size and isinstance(x_range, Range1d):
+                x_range.update(start=float(x.min()), end=float(max(x.max(), x.min() + 1)))
+
+    def _set_y(self, lo: float, hi: float, logy: bool) -> None:
+        y_range = self.hv_plot.handles.get("y_range")
+        if not isinstance(y_range, Range1d) or _fixed(self.hv_plot, "ylim") or not np.isfinite(lo):
+            return
+        if logy:
+            y_range.update(start=lo / 1.5, end=hi * 1.5)
+        else:
+            pad = 0.05 * (hi - lo) if hi > lo else max(abs(hi), 1.0) * 0.05
+            y_range.update(start=0.0 if lo >= 0 else lo - pad, end=hi + pad)
+
+    def _doc(self) -> Document:
+        doc = pn.state.curdoc
+        return doc if doc is not None else Document()
+
+    def _render(self, element: Any) -> None:
+        self.element = element
+        self.hv_plot = hv.renderer("bokeh").get_plot(element, doc=self._doc())
+        if self.x_range is not None:
+            self.hv_plot.state.x_range = self.x_range
+        if self.on_render is not None:
+            self.on_render(self.hv_plot)
+        self.renders += 1
+        self.pane.object = self.hv_plot.state
+
+    def _patch(self, element: Any) -> bool:
+        subs, layers = self._subplots(), _layers(element)
+        if len(subs) != len(layers):
+            return False
+        try:
+            updates = []
+            for sub, layer in zip(subs, layers):
+                source = sub.handles.get("source")
+                if source is None:
+                    return False
+                style = sub.style[sub.cyclic_index]
+                data, _, _ = sub.get_data(layer, {}, style)
+                updates.append((source, dict(data)))
+        except Exception:
+            return False
+        for source, data in updates:
+            source.data = data
+        self.element = element
+        self._fit_ranges(element)
+        return True
+
+    def _fit_ranges(self, element: Any) -> None:
+        logy = bool(getattr(self.hv_plot, "logy", False))
+        self._set_y(*data_extent(element, "y", positive=logy), logy)
+        x_range = self.hv_plot.state.x_range
+        if self.autoscale_x and isinstance(x_range, Range1d):
+            lo, hi = data_extent(element, "x")
+            if np.isfinite(lo):
+                x_range.update(start=lo, end=hi if hi > lo else lo + 1)
+
+
+def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """The Bokeh source columns HoloViews would produce for ``frame`` on subplot ``sub``."""
+    kind = type(sub).__name__
+    keys = list(frame)
+    if kind == "AreaPlot":
+        xs, top = frame[keys[0]], frame[keys[1]]
+        bottom = frame[keys[2]] if len(keys) > 2 else np.zeros(len(xs))
+        band_xs, band_ys = sub._split_area(xs, bottom, top)
+        return {"x": band_xs, "y": band_ys}
+    if kind == "RectanglesPlot":
+        x0, y0, x1, y1 = (np.asarray(frame[k]) for k in keys[:4])
+        out = {
+            "left": np.minimum(x0, x1),
+            "right": np.maximum(x0, x1),
+            "bottom": np.minimum(y0, y1),
+            "top": np.maximum(y0, y1),
+        }
+        out.update(frame)  # hover columns keep the dimension names
+        return out
+    if kind in ("CurvePlot", "ScatterPlot", "SegmentPlot"):
+        return dict(frame)
+    return None
+
+
+def _fixed(hv_plot: Any, opt: str) -> bool:
+    """Whether the plot was given an explicit limit (e.g. ``ylim``) on both ends."""
+    lim = getattr(hv_plot, opt, None)
+    if lim is None:
+        return False
+    try:
+        return all(v is not None and np.isfinite(v) for v in lim)
+    except TypeError:
+        return False

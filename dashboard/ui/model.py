@@ -1,0 +1,529 @@
+"""State of the dashboard as ``param.Parameterized`` classes (no Panel / HoloViews imports).
+
+Two classes, both testable headless:
+
+:class:`Config`
+    Everything the sidebar chooses (problem, instance settings, algorithms, horizon, runs, seed,
+    playback speed).  Derived state is kept in parameters: ``algorithm_options`` (the algorithms
+    valid for the chosen problem and reward model) and ``errors`` (one sentence per invalid
+    setting; the Run button is disabled while it is non-empty).  :meth:`Config.apply_preset`
+    applies a lesson preset, :meth:`Config.spec` builds the same
+    :func:`~dashboard.simulation.specs.make_spec` spec as the CLI.
+
+:class:`RunModel`
+    The run state machine ``idle -> running <-> paused -> done`` (and ``error``) around one
+    :class:`~dashboard.simulation.runner.Simulation`.  The view calls :meth:`RunModel.tick`
+    from a periodic callback; Run on a new configuration closes the old simulation first, and
+    Reset drops every reference to it (so repeated Run/Reset cycles do not grow memory).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+import param
+
+from ..algorithms.registry import algorithms_for
+from ..simulation.runner import MAX_HORIZON, Simulation
+from ..simulation.specs import ProblemSpec, make_spec
+
+__all__ = [
+    "DEFAULT_ALGORITHMS",
+    "MAX_ALGORITHMS",
+    "PRESET_KEYS",
+    "SPEEDS",
+    "Config",
+    "RunModel",
+]
+
+#: At most this many algorithms are compared side by side.
+MAX_ALGORITHMS = 4
+
+#: Default comparison of each problem (filtered by what is registered and valid).
+DEFAULT_ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "cmab": ("CUCB", "AROQ-CMAB", "SROQ-CMAB"),
+    "cmab/covariance": ("OLS-UCB-C", "AROQ-C-CMAB", "SROQ-C-CMAB"),
+    "cmab/general": ("SDCB", "AROQ-GR-CMAB", "SROQ-GR-CMAB"),
+    "semiparametric": ("SBE", "BOSE", "SP-TS", "LinUCB"),
+}
+
+#: Keys a lesson preset may set (see :meth:`Config.apply_preset`).
+PRESET_KEYS: tuple[str, ...] = (
+    "problem",
+    "algorithms",
+    "horizon",
+    "runs",
+    "seed",
+    "d",
+    "m",
+    "K",
+    "actions",
+    "reward",
+    "shift",
+    "magnitude",
+    "gap",
+    "noise",
+    "oracle_delay",
+    "alpha",
+)
+
+#: Playback speeds: fraction of the horizon simulated per frame (``None``: as fast as possible).
+SPEEDS: dict[str, float | None] = {
+    "slow": 1 / 600,
+    "normal": 1 / 150,
+    "fast": 1 / 40,
+    "max": None,
+}
+
+_CMAB_FIELDS = ("d", "m", "actions", "reward", "oracle_delay", "alpha")
+_SP_FIELDS = ("d", "K", "shift", "magnitude", "gap", "noise")
+
+
+class Config(param.Parameterized):
+    """Configuration chosen in the sidebar (and synced to the URL).
+
+    Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``); rules that
+    involve several settings (``m <= d``, algorithm / reward compatibility, 1 to 4 algorithms,
+    action-family constraints) are reported in :attr:`errors` instead, so the user sees why Run
+    is disabled.
+    """
+
+    problem = param.Selector(
+        default="cmab",
+        objects=["cmab", "semiparametric"],
+        doc="cmab: combinatorial semi-bandit (oracle-efficient paper); semiparametric: "
+        "semiparametric linear bandit (experimental-design paper).",
+    )
+    d = param.Integer(
+        default=10, bounds=(1, 200), doc="Base arms d (cmab) or feature dimension d (semiparam)."
+    )
+    m = param.Integer(default=3, bounds=(1, 200), doc="Maximum action size m (cmab), m <= d.")
+    actions = param.Selector(
+        default="m-sets", objects=["m-sets", "paths", "matchings"], doc="Action family (cmab)."
+    )
+    reward = param.Selector(
+        default="linear",
+        objects=["linear", "covariance", "general"],
+        doc="Reward model (cmab): linear (Section 6), covariance (A.11.1), general (A.11.2).",
+    )
+    oracle_delay = param.Number(
+        default=0.0, bounds=(0.0, 10.0), doc="Oracle cost: extra seconds per oracle call (cmab)."
+    )
+    alpha = param.Number(
+        default=1.0, bounds=(0.0, 1.0), doc="alpha of the approximate oracle (alpha-AROQ-CMAB)."
+    )
+    K = param.Integer(default=10, bounds=(2, 2000), doc="Number of arms K (semiparametric).")
+    shift = param.Selector(
+        default="sine",
+        objects=["none", "sine", "log", "random", "adversarial"],
+        doc="Shift nu_t (semiparametric); sine and log are Appendix I's shifts.",
+    )
+    magnitude = param.Number(default=1.0, bounds=(0.0, 100.0), doc="Scale of the shift nu_t.")
+    gap = param.Number(default=0.5, bounds=(0.0, 2.0), doc="Suboptimality gap Delta*.")
+    noise = param.Number(default=1.0, bounds=(0.0, 100.0), doc="Noise level sigma of eta_t.")
+    algorithms = param.List(
+        default=list(DEFAULT_ALGORITHMS["cmab"]),
+        item_type=str,
+        doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}).",
+    )
+    horizon = param.Integer(
+        default=10_000, bounds=(1, MAX_HORIZON), doc=f"Horizon T (1 to {MAX_HORIZON:,})."
+    )
+    runs = param.Integer(default=3, bounds=(1, 64), doc="Repetitions R (band over runs).")
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed (same seed, same numbers).")
+    speed = param.Selector(
+        default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
+    )
+    log_axes = param.Boolean(default=False, doc="Log-log axes for the regret plot.")
+
+    algorithm_options = param.List(
+        default=[], item_type=str, doc="Derived: algorithms valid for the problem and reward."
+    )
+    errors = param.List(default=[], item_type=str, doc="Derived: why the configuration is invalid.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if "algorithms" not in params:
+            self.algorithms = self.default_algorithms(self.problem, self.reward)
+        self._refresh()
+
+    # ------------------------------------------------------------------ derived state
+    @param.depends(
+        "problem",
+        "d",
+        "m",
+        "actions",
+        "reward",
+        "K",
+        "algorithms",
+        "oracle_delay",
+        "alpha",
+        "shift",
+        "magnitude",
+        "gap",
+        "noise",
+        watch=True,
+    )
+    def _refresh(self) -> None:
+        options = self.options_for(self.problem, self.reward)
+        if options != self.algorithm_options:
+            self.algorithm_options = options
+        key = (self.problem, self.reward if self.problem == "cmab" else None)
+        if key != getattr(self, "_options_key", key) and self.algorithms:
+            # the problem or reward model changed: keep the chosen algorithms that remain
+            # valid (a URL or preset sets everything at once), else the default comparison
+            valid = {a.lower() for a in options}
+            kept = [a for a in self.algorithms if a.lower() in valid]
+            if kept != self.algorithms:
+                self._options_key = key
+                self.algorithms = kept or self.default_algorithms(self.problem, self.reward)
+                return  # the assignment above re-runs this method
+        self._options_key = key
+        errors = self.validate()
+        if errors != self.errors:
+            self.errors = errors
+
+    @staticmethod
+    def options_for(problem: str, reward: str | None = None) -> list[str]:
+        """Names of the registered algorithms valid for ``problem`` (and the cmab ``reward``)."""
+        return [i.name for i in algorithms_for(problem, reward if problem == "cmab" else None)]
+
+    @classmethod
+    def default_algorithms(cls, problem: str, reward: str = "linear") -> list[str]:
+        """The default comparison for a problem, restricted to valid algorithms."""
+        options = cls.options_for(problem, reward)
+        key = f"{problem}/{reward}" if f"{problem}/{reward}" in DEFAULT_ALGORITHMS else problem
+        chosen = [a for a in DEFAULT_ALGORITHMS[key] if a in options]
+        return chosen or options[:MAX_ALGORITHMS]
+
+    @property
+    def spec_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`make_spec` for the current problem."""
+        fields = _CMAB_FIELDS if self.problem == "cmab" else _SP_FIELDS
+        return {f: getattr(self, f) for f in fields}
+
+    def validate(self) -> list[str]:
+        """One sentence per problem with the configuration (empty list: it can run)."""
+        errors: list[str] = []
+        if self.problem == "cmab" and self.m > self.d:
+            errors.append(f"m must be at most d (m = {self.m} > d = {self.d}).")
+        if not self.algorithms:
+            errors.append("Choose at least one algorithm.")
+        elif len(self.algorithms) > MAX_ALGORITHMS:
+            errors.append(
+                f"Choose at most {MAX_ALGORITHMS} algorithms (got {len(self.algorithms)})."
+            )
+        valid = {a.lower(): a for a in self.algorithm_options}
+        lowered = [a.lower() for a in self.algorithms]
+        if len(set(lowered)) != len(lowered):
+            errors.append("An algorithm is chosen twice.")
+        other = "semiparametric" if self.problem == "cmab" else "cmab"
+        other_names = {a.lower() for a in self.options_for(other)}
+        for a in self.algorithms:
+            if a.lower() in valid:
+                continue
+            if self.problem == "cmab" and a.lower() in {
+                x.lower() for x in self.options_for("cmab")
+            }:
+                errors.append(
+                    f"{a} does not support the {self.reward} reward model; choose from: "
+                    f"{', '.join(self.algorithm_options)}."
+                )
+            elif a.lower() in other_names:
+                errors.append(f"{a} is an algorithm for the {other} problem, not this one.")
+            else:
+                errors.append(
+                    f"Unknown algorithm {a!r}; choose from: {', '.join(self.algorithm_options)}."
+                )
+        if not errors:
+            try:
+                spec = make_spec(self.problem, **self.spec_kwargs)
+                if self.problem == "cmab" and self.m <= self.d:
+                    self._check_family(spec)
+            except ValueError as exc:
+                errors.append(_sentence(str(exc)))
+        return errors
+
+    def _check_family(self, spec: ProblemSpec) -> None:
+        """Action families with structure (paths, matchings) constrain d and m: ask them."""
+        try:
+            from ..algorithms.cmab.actions import make_family
+        except ImportError:  # family module still being written: the run will tell
+            return
+        make_family(spec.actions, spec.d, spec.m, seed=0)
+
+    @property
+    def valid(self) -> bool:
+        """Whether the configuration can run."""
+        return not self.errors
+
+    def spec(self) -> ProblemSpec:
+        """The validated problem spec (what the CLI's ``simulate`` builds from its flags)."""
+        return make_spec(self.problem, **self.spec_kwargs)
+
+    def make_simulation(self) -> Simulation:
+        """A new :class:`Simulation` of the current configuration (ValueError if invalid)."""
+        if self.errors:
+            raise ValueError(self.errors[0])
+        return Simulation(
+            self.spec(), list(self.algorithms), self.horizon, runs=self.runs, seed=self.seed
+        )
+
+    # ------------------------------------------------------------------ presets
+    def preset(self) -> dict[str, Any]:
+        """The current configuration as a preset dictionary (inverse of :meth:`apply_preset`)."""
+        return {k: (list(v) if isinstance(v := getattr(self, k), list) else v) for k in PRESET_KEYS}
+
+    def apply_preset(self, preset: dict[str, Any]) -> None:
+        """Apply a lesson preset atomically.
+
+        Parameters
+        ----------
+        preset : dict
+            Keys from :data:`PRESET_KEYS`; missing keys keep their current value.
+
+        Raises
+        ------
+        ValueError
+            For an unknown key or a value out of range; nothing is changed then.
+        """
+        if not isinstance(preset, dict):
+            raise ValueError(f"a preset must be a dict, got {type(preset).__name__}")
+        unknown = sorted(set(preset) - set(PRESET_KEYS))
+        if unknown:
+            raise ValueError(
+                f"unknown preset key(s): {', '.join(unknown)}; allowed: {', '.join(PRESET_KEYS)}"
+            )
+        values = dict(preset)
+        if "algorithms" in values:
+            algos = values["algorithms"]
+            if isinstance(algos, str):
+                algos = [algos]
+            if not isinstance(algos, (list, tuple)) or not all(isinstance(a, str) for a in algos):
+                raise ValueError("preset 'algorithms' must be a list of algorithm names")
+            values["algorithms"] = [self._canonical(a) for a in algos]
+        for key in ("problem", "actions", "reward", "shift"):
+            if key in values and isinstance(values[key], str):
+                values[key] = values[key].strip().lower()
+        before = {k: getattr(self, k) for k in PRESET_KEYS}
+        try:
+            self.param.update(**values)
+        except Exception as exc:  # param raises ValueError (or TypeError) with the bound
+            self.param.update(**before)
+            raise ValueError(f"invalid preset: {_sentence(str(exc))}") from None
+
+    @staticmethod
+    def _canonical(name: str) -> str:
+        """The registered spelling of an algorithm name (unchanged if unknown)."""
+        for info in algorithms_for(None):
+            if info.name.lower() == name.strip().lower():
+                return info.name
+        return name
+
+
+class RunModel(param.Parameterized):
+    """Run state machine around one :class:`Simulation`.
+
+    ``status`` is ``idle`` (nothing simulated), ``running`` (ticks advance), ``paused``,
+    ``done`` (t = T) or ``error`` (the run raised: ``error`` holds one sentence).
+    """
+
+    config = param.ClassSelector(class_=Config, doc="The configuration being run.")
+    status = param.Selector(
+        default="idle", objects=["idle", "running", "paused", "done", "error"], doc="Run state."
+    )
+    t = param.Integer(default=0, bounds=(0, None), doc="Rounds simulated so far.")
+    horizon = param.Integer(default=0, bounds=(0, None), doc="T of the current run.")
+    error = param.String(default="", doc="One-sentence message of the last failed run.")
+    frame = param.Integer(default=0, doc="Incremented each time new results are available.")
+    result = param.Parameter(default=None, doc="SimulationResult snapshot of the current run.")
+
+    def __init__(self, config: Config | None = None, **params: Any) -> None:
+        super().__init__(config=config if config is not None else Config(), **params)
+        self.sim: Simulation | None = None
+        self._lock = threading.Lock()
+        self._rate = 0.0  # measured rounds per second of the current run
+
+    # ------------------------------------------------------------------ state machine
+    @property
+    def can_run(self) -> bool:
+        """Whether Run is allowed (the configuration is valid)."""
+        return self.config.valid
+
+    def run(self) -> None:
+        """Start a new run of the current configuration (cancelling any previous run)."""
+        with self._lock:
+            self._start()
+            if self.sim is not None:
+                self.status = "running"
+
+    def pause(self) -> None:
+        """Pause a running simulation (no-op otherwise)."""
+        if self.status == "running":
+            self.status = "paused"
+
+    def resume(self) -> None:
+        """Resume a paused simulation (no-op otherwise)."""
+        if self.status == "paused":
+            self.status = "running"
+
+    def toggle_pause(self) -> None:
+        """Pause if running, resume if paused."""
+        if self.status == "running":
+            self.pause()
+        else:
+            self.resume()
+
+    def step(self) -> None:
+        """Advance to the next decision point (oracle call, epoch or phase), then pause.
+
+        Starts a paused run first if nothing is loaded (or the last one finished / failed).
+        """
+        with self._lock:
+            if self.sim is None or self.status in ("done", "error", "idle"):
+                self._start()
+                if self.sim is None:
+                    return
+            self._guarded(self.sim.step)
+            if self.status not in ("error", "done"):
+                self.status = "paused"
+
+    def reset(self) -> None:
+        """Stop and forget the run (the simulation is closed and dropped)."""
+        with self._lock:
+            self._drop()
+            self.param.update(status="idle", t=0, horizon=0, error="", result=None)
+            self.frame += 1
+
+    def close(self) -> None:
+        """Release the simulation (the session ended)."""
+        with self._lock:
+            self._drop()
+            if self.status == "running":
+                self.status = "paused"
+
+    def tick(self, seconds: float = 0.06) -> bool:
+        """Advance a running simulation by one frame; return whether new results exist.
+
+        A frame simulates for about ``seconds`` of wall time, capped by the playback speed
+        (a fraction of T per frame).  Overlapping calls (periodic callbacks on several threads)
+        return ``False`` instead of waiting.
+        """
+        if self.status != "running" or not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self.sim is None or self.status != "running":
+                return False
+            sim = self.sim
+            fraction = SPEEDS[self.config.speed]
+            target = (
+                sim.horizon if fraction is None else sim.t + max(1, int(fraction * sim.horizon))
+            )
+            before = sim.t
+            self._guarded(lambda: self._advance(sim, min(target, sim.horizon), seconds))
+            return self.status == "error" or sim.t != before
+        finally:
+            self._lock.release()
+
+    # ------------------------------------------------------------------ data for plots
+    def shift_window(self, rounds: int = 300) -> tuple[np.ndarray, np.ndarray]:
+        """``(t, nu_t)`` over the last ``rounds`` simulated rounds (semiparametric only)."""
+        sim = self.sim
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        if sim is None or sim.spec.problem != "semiparametric" or sim.t < 1 or not sim.groups:
+            return empty
+        env = sim.groups[0].envs[0]
+        if not hasattr(env, "shift_values"):
+            return empty
+        hi = min(sim.t, int(getattr(env, "t_played", sim.t)))
+        t = np.arange(max(1, hi - rounds + 1), hi + 1, dtype=np.int64)
+        try:
+            return t, np.asarray(env.shift_values(t), dtype=float)
+        except ValueError:
+            return empty
+
+    def instance_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(X, theta*)`` of the semiparametric instance being run, else ``None``."""
+        sim = self.sim
+        if sim is None or sim.spec.problem != "semiparametric":
+            return None
+        inst = sim.built[0]
+        return np.asarray(inst.X, dtype=float), np.asarray(inst.theta, dtype=float)
+
+    # ------------------------------------------------------------------ internals
+    def _start(self) -> None:
+        self._drop()
+        self.param.update(error="", t=0, result=None)
+        if not self.config.valid:
+            self.param.update(status="error", error=self.config.errors[0])
+            self.frame += 1
+            return
+        try:
+            self.sim = self.config.make_simulation()
+        except Exception as exc:  # bad combination found only when building the instance
+            self.sim = None
+            self.param.update(status="error", error=_message(exc), horizon=0)
+            self.frame += 1
+            return
+        self.param.update(status="paused", horizon=self.sim.horizon, t=0)
+        self._snapshot()
+
+    def _drop(self) -> None:
+        sim, self.sim = self.sim, None
+        self._rate = 0.0
+        if sim is not None:
+            sim.close()
+
+    def _advance(self, sim: Simulation, target: int, seconds: float) -> None:
+        """Advance towards ``target`` for about ``seconds`` (at least one chunk)."""
+        deadline = time.perf_counter() + seconds
+        while sim.t < target:
+            budget = deadline - time.perf_counter()
+            if budget <= 0:
+                break
+            step = target - sim.t
+            rate = self._rate
+            chunk = max(1, min(step, int(rate * budget))) if rate > 0 else 1
+            start, t0 = time.perf_counter(), sim.t
+            sim.advance_to(sim.t + chunk)
+            elapsed = time.perf_counter() - start
+            if elapsed > 0 and sim.t > t0:
+                r = (sim.t - t0) / elapsed
+                self._rate = r if rate == 0 else 0.5 * rate + 0.5 * r
+
+    def _guarded(self, action: Any) -> None:
+        """Run ``action``; an exception stops the run and becomes a one-sentence message."""
+        try:
+            action()
+        except Exception as exc:
+            self._drop()
+            self.param.update(status="error", error=_message(exc))
+            self.frame += 1
+            return
+        self._snapshot()
+
+    def _snapshot(self) -> None:
+        sim = self.sim
+        if sim is None:
+            return
+        status = "done" if sim.done else self.status
+        self.param.update(t=sim.t, result=sim.result(), status=status)
+        self.frame += 1
+        if sim.done:
+            sim.close()
+
+
+def _sentence(text: str) -> str:
+    """First line of ``text``, capitalised and ending with a full stop."""
+    line = text.strip().splitlines()[0] if text.strip() else "unknown error"
+    line = line[0].upper() + line[1:]
+    return line if line.endswith((".", "!", "?")) else line + "."
+
+
+def _message(exc: BaseException) -> str:
+    """A one-sentence, traceback-free description of a failed run."""
+    kind = "" if isinstance(exc, ValueError) else f" ({type(exc).__name__})"
+    return f"The run stopped: {_sentence(str(exc) or type(exc).__name__)[:-1]}{kind}."
