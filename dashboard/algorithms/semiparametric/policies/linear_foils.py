@@ -16,12 +16,16 @@ semiparametric algorithms to make that point.
 
 Both are deterministic given the history, so they pass ``probs=None`` to the environment (an
 adaptive shift may read the arm about to be played).
+
+:class:`BatchedLinUCB` runs ``R`` repetitions at once (``V^-1`` of shape ``(R, d, d)``,
+Sherman-Morrison updates, stacked products); :class:`LinUCB` is that engine with ``R = 1``, so
+both give identical numbers.  G-elimination is phase based (a few design solves per run, whole
+phases played in one vectorised call) and has no batched version.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -29,9 +33,72 @@ import numpy as np
 from ...base import Policy, PolicyEvent, Stopwatch
 from ..design import g_optimal_design
 from ..estimators import LeastSquares
+from .bose import PerRoundBatch, _single_advance, _single_reset
 from .sbe import _positive, _probability
 
-__all__ = ["GElimination", "LinUCB"]
+__all__ = ["BatchedLinUCB", "GElimination", "LinUCB"]
+
+
+class BatchedLinUCB(PerRoundBatch):
+    """LinUCB (OFUL) for ``R`` repetitions at once: same parameters and numbers as
+    :class:`LinUCB`, state ``V_inv (R, d, d)`` and ``b (R, d)``.
+
+    Each round: ``theta_hat = V^-1 b``, ``beta_t`` (common to all repetitions), the UCB
+    ``x_i^T theta_hat + alpha beta_t ||x_i||_{V^-1}`` of every arm in every repetition, the
+    argmax (first maximiser), and the Sherman-Morrison update
+    ``V^-1 <- V^-1 - V^-1 x x^T V^-1 / (1 + x^T V^-1 x)``.  Deterministic given the history:
+    an adaptive shift reads the arm about to be played (``probs=None``).
+
+    Parameters
+    ----------
+    lam, delta, alpha, sigma
+        As :class:`LinUCB`.
+    """
+
+    name = "LinUCB"
+    purpose = "UCB argmax + update"
+    randomised = False
+
+    def __init__(
+        self, lam: float = 1.0, delta: float = 0.05, alpha: float = 1.0, sigma: float = 1.0
+    ) -> None:
+        super().__init__()
+        self.lam = _positive("lam", lam)
+        self.delta = _probability("delta", delta)
+        self.alpha = _positive("alpha", alpha)
+        self.sigma = _positive("sigma", sigma)
+
+    def params(self) -> dict[str, Any]:
+        """Tunable parameters."""
+        return {"lam": self.lam, "delta": self.delta, "alpha": self.alpha, "sigma": self.sigma}
+
+    def _reset_state(self) -> None:
+        self.V_inv = np.repeat((np.eye(self.d) / self.lam)[None], self.R, axis=0)
+        self.b = np.zeros((self.R, self.d))
+
+    def _decide(self) -> tuple[np.ndarray, None]:
+        if self._cache_t == self.t:
+            return self._a, None
+        X, V = self.X, self.V_inv
+        theta = (V @ self.b[:, :, None])[:, :, 0]
+        n = self.t
+        beta = math.sqrt(self.lam) + self.sigma * math.sqrt(
+            2 * math.log(1 / self.delta) + self.d * math.log(1 + n / (self.lam * self.d))
+        )
+        quad = ((X @ V) * X).sum(axis=2)  # ||x_i||^2_{V^-1}, (R, K)
+        width = np.sqrt(np.maximum(quad, 0.0))
+        ucb = (X @ theta[:, :, None])[:, :, 0] + self.alpha * beta * width
+        self._a = np.argmax(ucb, axis=1)
+        self._cache_t = self.t
+        return self._a, None
+
+    def _update(self, arms: np.ndarray, rewards: np.ndarray) -> None:
+        x = self.X[arms]
+        V = self.V_inv
+        Vx = (V @ x[:, :, None])[:, :, 0]
+        denom = 1.0 + (x[:, None, :] @ Vx[:, :, None])[:, 0, 0]
+        V -= Vx[:, :, None] * Vx[:, None, :] / denom[:, None, None]
+        self.b += x * rewards[:, None]
 
 
 class LinUCB(Policy):
@@ -48,6 +115,11 @@ class LinUCB(Policy):
     sigma : float
         Assumed sub-Gaussian noise level in ``beta_t`` (> 0; the environment's sigma is 1 in
         Appendix I).
+
+    Notes
+    -----
+    Implemented as :class:`BatchedLinUCB` with one repetition, so ``R`` LinUCB runs equal one
+    batched run exactly; ``V_inv`` and ``b`` read the engine's state.
     """
 
     name = "LinUCB"
@@ -57,67 +129,35 @@ class LinUCB(Policy):
         self, lam: float = 1.0, delta: float = 0.05, alpha: float = 1.0, sigma: float = 1.0
     ) -> None:
         super().__init__()
-        self.lam = _positive("lam", lam)
-        self.delta = _probability("delta", delta)
-        self.alpha = _positive("alpha", alpha)
-        self.sigma = _positive("sigma", sigma)
+        self._engine = BatchedLinUCB(lam=lam, delta=delta, alpha=alpha, sigma=sigma)
+        self.lam, self.delta = self._engine.lam, self._engine.delta
+        self.alpha, self.sigma = self._engine.alpha, self._engine.sigma
 
     def params(self) -> dict[str, Any]:
-        return {"lam": self.lam, "delta": self.delta, "alpha": self.alpha, "sigma": self.sigma}
+        return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
-        super().__init__()
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
-        self.env = env
-        self.horizon = int(horizon)
-        self.X = np.asarray(env.X, dtype=float)
-        self.K, self.d = self.X.shape
-        self._gaps = np.asarray(env.gaps, dtype=float)
-        self._gap_list = self._gaps.tolist()
-        self.V_inv = np.eye(self.d) / self.lam
-        self.b = np.zeros(self.d)
-        self._cache_t = -1
+        _single_reset(self, env, horizon)
+        self.X, self.K, self.d = self._engine.X, self._engine.K, self._engine.d
 
-    def _choose(self) -> int:
-        if self._cache_t == self.t:
-            return self._a
-        theta = self.V_inv @ self.b
-        n = self.t
-        beta = math.sqrt(self.lam) + self.sigma * math.sqrt(
-            2 * math.log(1 / self.delta) + self.d * math.log(1 + n / (self.lam * self.d))
-        )
-        width = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", self.X, self.V_inv, self.X), 0.0))
-        self._a = int(np.argmax(self.X @ theta + self.alpha * beta * width))
-        self._cache_t = self.t
-        return self._a
+    @property
+    def V_inv(self) -> np.ndarray:
+        """``V^-1``, shape ``(d, d)`` (a view of the engine's state)."""
+        return self._engine.V_inv[0]
+
+    @property
+    def b(self) -> np.ndarray:
+        """``b = sum_s x_s r_s``, shape ``(d,)``."""
+        return self._engine.b[0]
 
     def action_distribution(self) -> np.ndarray:
         """One-hot at the arm LinUCB will play next (it is deterministic)."""
-        p = np.zeros(self.K)
-        p[self._choose()] = 1.0
-        return p
+        return self._engine.action_distributions()[0]
 
     def advance(self, until: int) -> int:
         """Play rounds t+1..until (every round is a decision point)."""
-        until = min(int(until), self.horizon)
-        start = time.perf_counter()
-        t_first = self.t + 1
-        while self.t < until:
-            a = self._choose()
-            t = self.t + 1
-            r = float(self.env.play(np.array([a]), t, None)[0])
-            x = self.X[a]
-            Vx = self.V_inv @ x
-            self.V_inv -= np.outer(Vx, Vx) / (1.0 + x @ Vx)
-            self.b += x * r
-            self.t = t
-            self.cum_regret += self._gap_list[a]
-        self.log.record_every_round(
-            t_first, self.t, "UCB argmax + update", time.perf_counter() - start
-        )
-        return self.t
+        return _single_advance(self, until)
 
 
 class GElimination(Policy):

@@ -14,24 +14,112 @@ Each round t, with ``B`` (initially ``I_d``) and ``y`` (initially 0):
 Exploration ``v = c sqrt(d log T)`` with ``c in {1, 2, 4, 8}`` tuned (Appendix I of the
 experimental-design paper).  All draws are counter based at round t, so the numbers do not
 depend on chunking.
+
+:class:`BatchedSemiparametricTS` runs ``R`` repetitions at once (stacked Cholesky factors and
+products); :class:`SemiparametricTS` is that engine with ``R = 1``, so both give identical
+numbers.  The triangular inverse ``L^-1`` is computed by a stacked LU solve (``numpy.linalg.inv``,
+lower triangle kept) rather than LAPACK ``trtri``: the same matrix up to rounding.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf as _potrf
-from scipy.linalg.lapack import dtrtri as _trtri
 
 from ... import randomness as rnd
 from ...base import Policy, validate_int
-from ..environment import CounterWindow
+from .bose import _WINDOW_VALUES, PerRoundBatch, _single_advance, _single_reset
 from .sbe import _positive
 
-__all__ = ["SemiparametricTS"]
+__all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
+
+
+class BatchedSemiparametricTS(PerRoundBatch):
+    """Semiparametric TS for ``R`` repetitions at once: same parameters and numbers as
+    :class:`SemiparametricTS`, state ``B (R, d, d)`` and ``y (R, d)``.
+
+    Each round, for every repetition at once: the Cholesky factor ``B = L L^T`` and
+    ``L^-1`` (stacked LAPACK calls, one per repetition), ``mu_hat = L^-T L^-1 y``, the
+    ``n_mc + 1`` draws ``mu~ = mu_hat + v L^-T z`` with ``z`` the standard normals of the stream
+    ``(seed, rep, "SP-TS", "draws")`` at counters ``t (n_mc+1) d ..`` (the first draw is played,
+    the other ``n_mc`` estimate ``pi_t``), then the rank-``(K+1)`` update of ``B`` and ``y``
+    (Kim & Paik 2019; see the module docstring).  ``B`` changes by a sum of ``K + 1`` outer
+    products each round, so it is re-factorised rather than updated by Sherman-Morrison.
+
+    Parameters
+    ----------
+    c, n_mc
+        As :class:`SemiparametricTS`.
+    """
+
+    name = "SP-TS"
+    purpose = "posterior sample + MC probabilities"
+    randomised = True
+
+    def __init__(self, c: float = 1.0, n_mc: int = 100) -> None:
+        super().__init__()
+        self.c = _positive("c", c)
+        self.n_mc = validate_int("n_mc", n_mc, 1, 100_000)
+
+    def params(self) -> dict[str, Any]:
+        """Tunable parameters."""
+        return {"c": self.c, "n_mc": self.n_mc}
+
+    def _reset_state(self) -> None:
+        R, d = self.R, self.d
+        self.v = self.c * math.sqrt(d * math.log(max(self.horizon, 2)))
+        self.B = np.repeat(np.eye(d)[None], R, axis=0)
+        self.y = np.zeros((R, d))
+        self._keys = np.array(
+            [rnd.stream_key(e.seed, e.rep, "SP-TS", "draws") for e in self.envs], dtype=np.uint64
+        )
+        self._nd = (self.n_mc + 1) * d
+        self._z_w = max(1, _WINDOW_VALUES // (self._nd * R))
+        self._z: np.ndarray | None = None
+        self._z_t0 = 0
+        self._XT = np.ascontiguousarray(self.X.T)
+        self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
+
+    def _normals(self, t: int) -> np.ndarray:
+        """Standard normals of round ``t``, shape ``(R, n_mc + 1, d)``; round t of repetition r
+        uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc + 1) d``."""
+        i = t - self._z_t0
+        if self._z is None or i >= self._z.shape[0] or i < 0:
+            tt = np.arange(t, t + self._z_w, dtype=np.int64)
+            counters = tt[:, None] * self._nd + np.arange(self._nd)
+            z = rnd.normal(self._keys[None, :, None], counters[:, None, :])  # (W, R, nd)
+            self._z = z.reshape(self._z_w, self.R, self.n_mc + 1, self.d)
+            self._z_t0, i = t, 0
+        return self._z[i]
+
+    def _decide(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._cache_t == self.t:
+            return self._a, self._pi
+        try:
+            L = np.linalg.cholesky(self.B)  # B = L L^T, (R, d, d)
+        except np.linalg.LinAlgError as err:
+            raise np.linalg.LinAlgError(f"B is not positive definite: {err}") from None
+        L_inv = np.tril(np.linalg.inv(L))
+        mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ self.y[:, :, None]))[:, :, 0]
+        z = self._normals(self.t + 1)  # (R, n_mc + 1, d)
+        # mu~ = mu_hat + v L^-T z has covariance v^2 (L L^T)^-1 = v^2 B^-1 (rows: z^T L^-1)
+        draws = mu_hat[:, None, :] + self.v * (z @ L_inv)
+        best = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
+        self._a = best[:, 0]
+        counts = np.bincount((best[:, 1:] + self._offsets).ravel(), minlength=self.R * self.K)
+        self._pi = counts.reshape(self.R, self.K) / self.n_mc
+        self._cache_t = self.t
+        return self._a, self._pi
+
+    def _update(self, arms: np.ndarray, rewards: np.ndarray) -> None:
+        X, pi = self.X, self._pi
+        xbar = (pi[:, None, :] @ X)[:, 0, :]
+        Zc = X[None, :, :] - xbar[:, None, :]  # x_i - xbar_t, (R, K, d)
+        za = X[arms] - xbar
+        self.B += za[:, :, None] * za[:, None, :] + np.swapaxes(Zc * pi[:, :, None], 1, 2) @ Zc
+        self.y += 2.0 * za * rewards[:, None]
 
 
 class SemiparametricTS(Policy):
@@ -44,6 +132,11 @@ class SemiparametricTS(Policy):
     n_mc : int
         Number of Monte Carlo draws used to estimate the action probabilities each round
         (>= 1; default 100).
+
+    Notes
+    -----
+    Implemented as :class:`BatchedSemiparametricTS` with one repetition, so ``R`` runs equal
+    one batched run exactly; ``B``, ``y`` and ``v`` read the engine's state.
     """
 
     name = "SP-TS"
@@ -51,77 +144,32 @@ class SemiparametricTS(Policy):
 
     def __init__(self, c: float = 1.0, n_mc: int = 100) -> None:
         super().__init__()
-        self.c = _positive("c", c)
-        self.n_mc = validate_int("n_mc", n_mc, 1, 100_000)
+        self._engine = BatchedSemiparametricTS(c=c, n_mc=n_mc)
+        self.c, self.n_mc = self._engine.c, self._engine.n_mc
 
     def params(self) -> dict[str, Any]:
-        return {"c": self.c, "n_mc": self.n_mc}
+        return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
-        super().__init__()
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
-        self.env = env
-        self.horizon = int(horizon)
-        self.X = np.asarray(env.X, dtype=float)
-        self.K, self.d = self.X.shape
-        self._gaps = np.asarray(env.gaps, dtype=float)
-        self._gap_list = self._gaps.tolist()
-        self.v = self.c * math.sqrt(self.d * math.log(max(self.horizon, 2)))
-        self.B = np.eye(self.d)
-        self.y = np.zeros(self.d)
-        key = rnd.stream_key(env.seed, env.rep, "SP-TS", "draws")
-        nd = (self.n_mc + 1) * self.d
-        # round t uses the standard normals at counters t*nd .. t*nd + nd - 1
-        self._normals = CounterWindow(
-            lambda t: rnd.normal(key, t[:, None] * nd + np.arange(nd)).reshape(len(t), -1, self.d),
-            max(1, 65536 // nd),
-        )
-        self._cache_t = -1
+        _single_reset(self, env, horizon)
+        e = self._engine
+        self.X, self.K, self.d, self.v = e.X, e.K, e.d, e.v
 
-    def _prepare(self) -> tuple[int, np.ndarray]:
-        """Draw round t+1's sample and MC probabilities (cached until the round is played)."""
-        if self._cache_t == self.t:
-            return self._a, self._pi
-        t = self.t + 1
-        L, info = _potrf(self.B, lower=1)  # B = L L^T (LAPACK directly: low overhead)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"B is not positive definite (potrf info={info})")
-        L_inv, _ = _trtri(L, lower=1)
-        L_inv = np.tril(L_inv)
-        mu_hat = L_inv.T @ (L_inv @ self.y)
-        z = self._normals(t)  # (n_mc + 1, d)
-        # mu~ = mu_hat + v L^-T z has covariance v^2 (L L^T)^-1 = v^2 B^-1 (rows: z^T L^-1)
-        draws = mu_hat + self.v * (z @ L_inv)
-        best = np.argmax(draws @ self.X.T, axis=1)
-        self._a = int(best[0])
-        self._pi = np.bincount(best[1:], minlength=self.K) / self.n_mc
-        self._cache_t = self.t
-        return self._a, self._pi
+    @property
+    def B(self) -> np.ndarray:
+        """``B``, shape ``(d, d)`` (a view of the engine's state)."""
+        return self._engine.B[0]
+
+    @property
+    def y(self) -> np.ndarray:
+        """``y``, shape ``(d,)``."""
+        return self._engine.y[0]
 
     def action_distribution(self) -> np.ndarray:
         """Monte Carlo estimate of ``pi_{t+1}`` (the action probabilities of the next round)."""
-        return self._prepare()[1].copy()
+        return self._engine.action_distributions()[0]
 
     def advance(self, until: int) -> int:
         """Play rounds t+1..until (every round is a decision point)."""
-        until = min(int(until), self.horizon)
-        start = time.perf_counter()
-        t_first = self.t + 1
-        X = self.X
-        while self.t < until:
-            a, pi = self._prepare()
-            t = self.t + 1
-            r = float(self.env.play(np.array([a]), t, pi)[0])
-            xbar = pi @ X
-            Zc = X - xbar
-            za = X[a] - xbar
-            self.B += np.outer(za, za) + (Zc * pi[:, None]).T @ Zc
-            self.y += 2.0 * za * r
-            self.t = t
-            self.cum_regret += self._gap_list[a]
-        self.log.record_every_round(
-            t_first, self.t, "posterior sample + MC probabilities", time.perf_counter() - start
-        )
-        return self.t
+        return _single_advance(self, until)
