@@ -56,7 +56,12 @@ def test_oracle_counts_and_adaptivity():
     sroq = SROQC().run(_env(), T)
     ols = OLSUCBC().run(_env(), 800)
     assert aroq.log.queries < T / 20 and sroq.log.queries < T / 10
-    assert ols.log.queries == 800 and ols.log.adaptivity == 800
+    # OLS-UCB-C: P = d(d+1)/2 pair lookups (one round), then one call per post-warm-up round
+    P, W = D * (D + 1) // 2, ols.warmup_length
+    assert W == 80
+    assert ols.log.queries == P + 800 - W and ols.log.adaptivity == 1 + 800 - W
+    bare = OLSUCBC(warmup_fraction=0.0).run(_env(), 800)
+    assert bare.log.queries == 800 and bare.log.adaptivity == 800
     # SROQ-C: one lookup round for the pair actions + 2 rounds (parallel, then sequential) per
     # epoch (Appendix A.1)
     n_epochs = sum(e.kind == "epoch" for e in sroq.events)
@@ -140,7 +145,13 @@ def test_gram_matrix_matches_definition():
 
 @pytest.mark.parametrize(
     ("cls", "T", "kwargs"),
-    [(AROQC, 2500, {}), (SROQC, 2500, {}), (OLSUCBC, 400, {}), (SROQC, 1500, {"M": 5})],
+    [
+        (AROQC, 2500, {}),
+        (AROQC, 700, {"warmup_fraction": 0.3}),
+        (SROQC, 2500, {}),
+        (OLSUCBC, 400, {}),
+        (SROQC, 1500, {"M": 5}),
+    ],
 )
 def test_stream_equals_batch(cls, T, kwargs):
     batch = cls(**kwargs).run(_env(seed=1, rep=3), T)
@@ -180,6 +191,8 @@ def test_runs_on_linear_model_and_rejects_general():
         (SROQC, {"pair_fraction": -0.2}),
         (SROQC, {"pair_multiplier": "x"}),
         (OLSUCBC, {"oracle_delay": -1}),
+        (OLSUCBC, {"warmup_fraction": 2}),
+        (OLSUCBC, {"warmup_multiplier": "many"}),
     ],
 )
 def test_bad_parameters(cls, kwargs):
@@ -194,3 +207,144 @@ def test_epoch_ends_shared_grid():
     assert ends[-1] == 10_000 and np.all(np.diff(ends) > 0) and len(ends) == 4
     with pytest.raises(ValueError):
         epoch_ends(100, 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# OLS-UCB-C warm-up (same as AROQ-C's, Appendix A.5 / Lemma 6)
+# ----------------------------------------------------------------------------------------------
+def test_olsucbc_warmup_matches_aroqc_and_is_clamped():
+    T = 1000
+    ols, aroq = OLSUCBC(), AROQC()
+    ols.reset(_env(), T)
+    aroq.reset(_env(), T)
+    paper = math.ceil(D * (D + 1) * math.log(T) ** 3 / 2)
+    for p in (ols, aroq):
+        assert p.warmup_paper == paper and p.warmup_clamped and p.warmup_length == 100
+        ev = [e for e in p.events if e.kind == "warm-up clamped"]
+        assert len(ev) == 1 and ev[0].data["requested"] == paper and ev[0].data["used"] == 100
+    while ols.t < 100:
+        ols.advance(100)
+    while aroq.t < 100:
+        aroq.advance(100)
+    # identical warm-up: same pair actions, hence the same statistics and regret
+    assert np.array_equal(ols.stats.n2, aroq.stats.n2)
+    assert np.array_equal(ols.stats.syy, aroq.stats.syy)
+    assert ols.cum_regret == aroq.cum_regret
+    assert ols.log.queries == D * (D + 1) // 2 and ols.log.adaptivity == 1
+    for t in (1, 55, 56, 100):
+        a = ols.warmup_action(t)
+        i, j = [(i, j) for i in range(D) for j in range(i, D)][(t - 1) % 55]
+        assert a[i] and a[j] and a.sum() == M_SIZE
+    with pytest.raises(ValueError, match="warm-up round"):
+        ols.warmup_action(101)
+    # after the warm-up: exactly one per-round call per round
+    ols.advance(T)
+    assert ols.t == T and ols.log.queries == 55 + T - 100
+    assert ols.log.ranges[0][:2] == (101, T)
+
+
+def test_olsucbc_warmup_knobs():
+    env = CovarianceRewards(3, seed=0).environment(MSets(3, 2), 0)
+    full = OLSUCBC(warmup_fraction=1.0)
+    full.reset(env, 10_000)
+    assert not full.warmup_clamped and not any(e.kind == "warm-up clamped" for e in full.events)
+    assert full.warmup_length == math.ceil(3 * 4 * math.log(10_000) ** 3 / 2)
+    half = OLSUCBC(warmup_multiplier=0.5, warmup_fraction=1.0)
+    half.reset(env, 10_000)
+    assert half.warmup_length == math.ceil(0.5 * full.warmup_length)
+    none = OLSUCBC(warmup_fraction=0.0)
+    none.reset(_env(), 500)
+    assert none.warmup_length == 0 and none.warmup_clamped
+    none.advance(500)
+    assert none.log.purposes == ["UCB index (3)"] and none.log.queries == 500
+    assert OLSUCBC(warmup_fraction=0.2).params()["warmup_fraction"] == 0.2
+
+
+# ----------------------------------------------------------------------------------------------
+# AROQ-C epoch bookkeeping against a literal replay of Algorithm 3
+# ----------------------------------------------------------------------------------------------
+def _played_actions(p):
+    """Reconstruct a_1 .. a_T of an AROQ-C run (warm-up pairs, then the oracle's actions)."""
+    d, T, W = p.d, p.horizon, p.warmup_length
+    acts = np.zeros((T + 1, d), dtype=bool)
+    for t in range(1, W + 1):
+        acts[t] = p.warmup_action(t)
+    calls = {e.t: e.data["action"] for e in p.events if e.kind == "oracle"}
+    cur = None
+    for t in range(W + 1, T + 1):
+        if t in calls:
+            cur = np.zeros(d, dtype=bool)
+            cur[calls[t]] = True
+        acts[t] = cur
+    return acts
+
+
+def _replay_algorithm3(acts, d, W):
+    """Lines 1-27 of Algorithm 3 with explicit sets T_(i,j)(tau), given the actions played.
+
+    Returns the final tau over all ordered pairs and the rounds where Update = True."""
+    tau = {(i, j): 0 for i in range(d) for j in range(d)}
+    sets = {(i, j): {0: set()} for i in range(d) for j in range(d)}
+    updates = []
+    for t in range(1, len(acts)):
+        if t <= W:
+            if t == W:
+                for k in tau:
+                    tau[k] += 1
+                    sets[k][tau[k]] = set()
+        else:
+            update = False
+            for k in tau:
+                prev = sets[k].get(tau[k] - 1, set())
+                if len(sets[k][tau[k]]) >= 1 + 2 * len(prev):
+                    tau[k] += 1
+                    sets[k][tau[k]] = set()
+                    update = True
+            if update:
+                updates.append(t)
+        arms = np.flatnonzero(acts[t])
+        for i in arms:
+            for j in arms:
+                sets[(int(i), int(j))][tau[(int(i), int(j))]].add(t)
+    full = np.array([[tau[(i, j)] for j in range(d)] for i in range(d)])
+    return full, updates
+
+
+@pytest.mark.parametrize(("d", "m", "T", "frac"), [(5, 2, 900, 0.1), (4, 2, 600, 0.02)])
+def test_aroqc_tau_matches_algorithm3_replay(d, m, T, frac):
+    env = CovarianceRewards(d, seed=3).environment(MSets(d, m), 0)
+    p = AROQC(warmup_fraction=frac).run(env, T)
+    W = p.warmup_length
+    assert 0 < W < T
+    full, updates = _replay_algorithm3(_played_actions(p), d, W)
+    assert np.array_equal(full, full.T)  # tau_(i,j) = tau_(j,i) in Algorithm 3
+    # one counter per unordered pair {i, j}, stored on and above the diagonal
+    assert np.array_equal(p.tau, np.triu(full))
+    assert p.tau.sum() == (full.sum() + np.trace(full)) // 2
+    # every paper query round is one of ours; the only extra one is the initial call at W + 1
+    calls = [e for e in p.events if e.kind == "oracle"]
+    ours = [e.t for e in calls if not e.data["initial"]]
+    assert ours == updates
+    extra = [e.t for e in calls if e.data["initial"]]
+    assert extra == ([] if W + 1 in updates else [W + 1])
+    assert calls[0].t == W + 1
+    # pairs_updated counts unordered pairs whose epoch advanced; they add up to tau - 1
+    assert sum(e.data["pairs_updated"] for e in calls) == int((p.tau - 1)[np.triu_indices(d)].sum())
+
+
+def test_aroqc_round_w_opens_epoch_one():
+    """Round W is in T_(i,j)(1): after the warm-up, |T(0)| counts rounds 1..W-1 only."""
+    env = CovarianceRewards(4, seed=0).environment(MSets(4, 2), 0)
+    p = AROQC(warmup_fraction=0.05)
+    p.reset(env, 400)
+    W = p.warmup_length
+    assert W == 20
+    p.advance(W)
+    assert p.t == W and np.all(p.tau[np.triu_indices(4)] == 1) and np.all(np.tril(p.tau, -1) == 0)
+    before = np.zeros((4, 4), dtype=np.int64)
+    for t in range(1, W):
+        a = p.warmup_action(t).astype(np.int64)
+        before += np.outer(a, a)
+    last = p.warmup_action(W).astype(np.int64)
+    assert np.array_equal(p.prev, before)
+    assert np.array_equal(p.cur, np.outer(last, last))

@@ -271,6 +271,59 @@ class _CovBase(Policy):
         self.stats = CovStats(self.d)
         self.regret = RegretCounter(env)
 
+    # -- warm-up of Algorithm 3, lines 4-9 (shared by AROQ-C and the OLS-UCB-C baseline) ------
+    def _init_warmup(self, warmup_multiplier: float, warmup_fraction: float) -> None:
+        self.warmup_multiplier = _positive("warmup_multiplier", warmup_multiplier, True)
+        self.warmup_fraction = _fraction("warmup_fraction", warmup_fraction)
+
+    def _reset_warmup(self) -> None:
+        """Set ``W`` = :attr:`warmup_length` and record ``"warm-up clamped"`` if the cap binds.
+
+        ``W = min(ceil(warmup_multiplier * ceil(d(d+1) log^3(T) / 2)), floor(warmup_fraction
+        * T))``; :attr:`warmup_paper`, :attr:`warmup_requested` and :attr:`warmup_clamped`
+        record the paper's length, the requested length and whether the cap bound.
+        """
+        d, T = self.d, self.horizon
+        self.warmup_paper = math.ceil(d * (d + 1) * math.log(T) ** 3 / 2) if T > 1 else 0
+        self.warmup_requested = math.ceil(self.warmup_multiplier * self.warmup_paper)
+        cap = math.floor(self.warmup_fraction * T)
+        self.warmup_length = min(self.warmup_requested, cap)
+        self.warmup_clamped = self.warmup_requested > cap
+        if self.warmup_clamped:
+            self.events.append(
+                PolicyEvent(
+                    0,
+                    "warm-up clamped",
+                    {
+                        "paper": self.warmup_paper,
+                        "requested": self.warmup_requested,
+                        "used": self.warmup_length,
+                        "fraction": self.warmup_fraction,
+                    },
+                )
+            )
+        self._pair_acts: np.ndarray | None = None
+
+    def _play_warmup(self, until: int) -> None:
+        """Play warm-up rounds ``t+1 .. min(until, W)``: round ``t`` plays the action of the
+        ``((t-1) mod P)``-th pair (the pair actions are looked up at the first warm-up round)."""
+        W = self.warmup_length
+        if self._pair_acts is None:
+            self._pair_acts = self._pair_actions(self.t + 1)
+            self.events.append(PolicyEvent(self.t + 1, "phase", {"phase": "warm-up", "length": W}))
+        t0, t1 = self.t + 1, min(until, W)
+        if t1 >= t0:
+            rows = (np.arange(t0, t1 + 1) - 1) % len(self._pair_acts)
+            self._play_rows(self._pair_acts[rows], t0)
+
+    def warmup_action(self, t: int) -> np.ndarray:
+        """The action played at warm-up round ``t`` (``1 <= t <= W``, after the warm-up began)."""
+        if self._pair_acts is None or not 1 <= t <= self.warmup_length:
+            raise ValueError(
+                f"t must be a warm-up round in 1..{self.warmup_length} that was reached, got {t}"
+            )
+        return self._pair_acts[(t - 1) % len(self._pair_acts)].copy()
+
     def _pair_actions(self, t: int) -> np.ndarray:
         """One parallel oracle round: an action containing each pair ``(i, j)``, ``i <= j``
         ("any a in A s.t. i in a, j in a", Algorithm 3 line 7).  Infeasible pairs are skipped."""
@@ -315,13 +368,23 @@ class AROQC(_CovBase):
     W_paper), floor(warmup_fraction * T))`` and an event ``"warm-up clamped"`` is recorded when
     the cap binds (also exposed as :attr:`warmup_clamped`).
 
-    Main stage (lines 14-23): per pair epoch sets ``T_(i,j)(tau_(i,j))``; at the start of round
-    ``t`` every pair with ``|T_(i,j)(tau)| >= 1 + 2 |T_(i,j)(tau - 1)|`` starts a new epoch and
-    the oracle is queried for ``argmax_a r^UCB_t(a)`` of Eq. (3) with ``f_t, h_t`` (module
-    docstring).  Right after the warm-up no condition can hold, so ``a_{W+1}`` would be the last
-    warm-up action; we instead make one counted initial oracle call at ``t = W + 1`` (as for
-    AROQ at ``t = 1``, GUIDE section 3).  Between calls the action is fixed and the next
-    crossing is computed in closed form.
+    Epoch bookkeeping follows Algorithm 3 exactly: ``tau_(i,j)`` starts at 0 (line 1); at round
+    ``t = W`` lines 8-9 set ``tau_(i,j) = 1`` *before* round ``W`` is played (line 27), so
+    ``T_(i,j)(0)`` holds rounds ``1 .. W-1`` and round ``W`` is the first round of
+    ``T_(i,j)(1)``.  Line 27 adds ``t`` to ``T_(i,j)`` for every ordered pair of ``a_t``, so
+    ``T_(i,j)(tau) = T_(j,i)(tau)`` and ``tau_(i,j) = tau_(j,i)`` always: there are ``P``
+    distinct counters, one per unordered pair ``{i, j}`` (the pairs of the warm-up).
+    :attr:`tau` stores them on and above the diagonal (``tau[i, j]`` for ``i <= j``, the lower
+    triangle is 0), so ``tau.sum()`` counts each pair's epochs once; the sum over all ordered
+    pairs of ``[d] x [d]`` written in Appendix A.5 is ``2 tau.sum() - trace(tau)``.
+
+    Main stage (lines 14-23): at the start of round ``t`` every pair with
+    ``|T_(i,j)(tau)| >= 1 + 2 |T_(i,j)(tau - 1)|`` starts a new epoch and the oracle is queried
+    for ``argmax_a r^UCB_t(a)`` of Eq. (3) with ``f_t, h_t`` (module docstring).  Right after
+    the warm-up usually no condition holds, so ``a_{W+1}`` would be the last warm-up action; we
+    then make one counted initial oracle call at ``t = W + 1`` (as for AROQ at ``t = 1``, GUIDE
+    section 3; its ``"oracle"`` event has ``initial=True``).  Between calls the action is fixed
+    and the next crossing is computed in closed form.
 
     Parameters
     ----------
@@ -351,34 +414,17 @@ class AROQC(_CovBase):
         executor: Executor | None = None,
     ) -> None:
         super().__init__(f_const, h_const, oracle_delay, executor)
-        self.warmup_multiplier = _positive("warmup_multiplier", warmup_multiplier, True)
-        self.warmup_fraction = _fraction("warmup_fraction", warmup_fraction)
+        self._init_warmup(warmup_multiplier, warmup_fraction)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
-        d, T = self.d, self.horizon
-        self.warmup_paper = math.ceil(d * (d + 1) * math.log(T) ** 3 / 2) if T > 1 else 0
-        self.warmup_requested = math.ceil(self.warmup_multiplier * self.warmup_paper)
-        cap = math.floor(self.warmup_fraction * T)
-        self.warmup_length = min(self.warmup_requested, cap)
-        self.warmup_clamped = self.warmup_requested > cap
-        if self.warmup_clamped:
-            self.events.append(
-                PolicyEvent(
-                    0,
-                    "warm-up clamped",
-                    {
-                        "paper": self.warmup_paper,
-                        "requested": self.warmup_requested,
-                        "used": self.warmup_length,
-                        "fraction": self.warmup_fraction,
-                    },
-                )
-            )
-        self._pair_acts: np.ndarray | None = None
-        self.cur = np.zeros((d, d), dtype=np.int64)  # |T_(i,j)(tau_(i,j))|
-        self.prev = np.zeros((d, d), dtype=np.int64)  # |T_(i,j)(tau_(i,j) - 1)|
-        self.tau = np.zeros((d, d), dtype=np.int64)
+        d = self.d
+        self._reset_warmup()
+        # |T_(i,j)(tau_(i,j))| and |T_(i,j)(tau_(i,j) - 1)|, symmetric d x d
+        self.cur = np.zeros((d, d), dtype=np.int64)
+        self.prev = np.zeros((d, d), dtype=np.int64)
+        self._upper = np.triu(np.ones((d, d), dtype=bool))
+        self.tau = np.zeros((d, d), dtype=np.int64)  # tau_(i,j) for i <= j (upper triangle)
         self.action: np.ndarray | None = None
 
     def _after_rows(self, block: np.ndarray) -> None:
@@ -392,24 +438,20 @@ class AROQC(_CovBase):
             return self.t
         W = self.warmup_length
         if self.t < W:
-            if self._pair_acts is None:
-                self._pair_acts = self._pair_actions(self.t + 1)
-                self.events.append(
-                    PolicyEvent(self.t + 1, "phase", {"phase": "warm-up", "length": W})
-                )
-            t0, t1 = self.t + 1, min(until, W)
-            rows = (np.arange(t0, t1 + 1) - 1) % len(self._pair_acts)
-            self._play_rows(self._pair_acts[rows], t0)
-            if self.t == W:  # line 9: tau_(i,j) += 1 for all pairs
+            # rounds 1 .. W-1 belong to T_(i,j)(0)
+            self._play_warmup(min(until, W - 1))
+            if self.t == W - 1 and until >= W:
+                # lines 8-9 at t = W, before round W is played (line 27)
                 self.prev, self.cur = self.cur.copy(), np.zeros_like(self.cur)
-                self.tau += 1
+                self.tau[self._upper] += 1
+                self._play_warmup(W)
             return self.t
         fire = self.cur >= 1 + 2 * self.prev
         if self.action is None or fire.any():
             self.prev[fire] = self.cur[fire]
             self.cur[fire] = 0
-            self.tau[fire] += 1
-            self._query(self.t + 1, int(fire.sum()))
+            self.tau[fire & self._upper] += 1
+            self._query(self.t + 1, int((fire & self._upper).sum()))
         arms = np.flatnonzero(self.action)
         ix = np.ix_(arms, arms)
         to_cross = int(np.min(1 + 2 * self.prev[ix] - self.cur[ix]))
@@ -426,7 +468,11 @@ class AROQC(_CovBase):
             raise ValueError("the action family has no feasible action")
         self.action = np.asarray(a, dtype=bool)
         self.events.append(
-            PolicyEvent(t, "oracle", {"action": np.flatnonzero(a), "pairs_updated": fired})
+            PolicyEvent(
+                t,
+                "oracle",
+                {"action": np.flatnonzero(a), "pairs_updated": fired, "initial": fired == 0},
+            )
         )
 
     def _play_fixed(self, arms: np.ndarray, L: int) -> None:
@@ -654,19 +700,34 @@ class SROQC(_CovBase):
 class OLSUCBC(_CovBase):
     """OLS-UCB-C (Zhou et al., NeurIPS 2024): the covariance-adaptive per-round baseline.
 
-    Faithful simplified version: every round ``t`` it calls the exact oracle (enumeration of
-    ``A``, vectorised over actions) for ``argmax_a
+    Faithful simplified version: every round ``t`` after the warm-up it calls the exact oracle
+    (enumeration of ``A``, vectorised over actions) for ``argmax_a
     <a, mu_hat_t> + f_t ||D_{n_t}^{-1} a||_{G_bar_t}``, the index of Eq. (3) which the paper
-    adopts from that work, with the same ``f_t, h_t`` constants as :class:`AROQC` and no
-    warm-up: actions containing an unplayed arm have an infinite index, which makes every arm
-    be played first.  Zhou et al.'s exact confidence function and their regularisation constants
-    are not restated in the paper; we do not reproduce them.  Oracle calls are recorded with
-    ``log.record_every_round`` (exactly ``T`` queries and ``T`` adaptivity rounds).
+    adopts from that work, with the same ``f_t, h_t`` constants as :class:`AROQC`.  Zhou et
+    al.'s exact confidence function and their regularisation constants are not restated in the
+    paper; we do not reproduce them.
+
+    Warm-up: Appendix A.5 bounds both algorithms with Lemma 6 ("Proposition 1 in [32]"), which
+    holds only for ``t >= d(d+1) log^3(T) / 2``, so the baseline's guarantee assumes the same
+    pair warm-up as Algorithm 3.  We give it :class:`AROQC`'s warm-up: the same pair actions
+    (one parallel round of ``P = d(d+1)/2`` lookups, purpose ``"warm-up pair action"``), the
+    same length ``W = min(ceil(warmup_multiplier * ceil(d(d+1) log^3(T)/2)), floor(
+    warmup_fraction * T))`` with the same defaults, and the same ``"warm-up clamped"`` event,
+    so a Figure-3 style comparison pays the same exploration cost on both sides.
+    ``warmup_fraction=0`` gives the warm-up-free variant (actions containing an unplayed arm
+    then have an infinite index, which makes every arm be played first).  Per-round oracle
+    calls are recorded with ``log.record_every_round``: ``T - W`` queries and adaptivity rounds
+    after the warm-up, plus the ``P`` warm-up lookups (one adaptivity round) when ``W > 0``.
 
     Parameters
     ----------
     f_const, h_const : float
         Constants of ``f_t`` and ``h_t`` (defaults as :class:`AROQC`).
+    warmup_multiplier : float
+        Multiplier of the paper's warm-up length ``ceil(d(d+1) log^3(T)/2)``, default 1.
+    warmup_fraction : float
+        Cap of the warm-up as a fraction of the horizon, in [0, 1], default 0.1 (as
+        :class:`AROQC`).
     oracle_delay : float
         Simulated seconds per oracle call.
     """
@@ -674,15 +735,27 @@ class OLSUCBC(_CovBase):
     name = "OLS-UCB-C"
 
     def __init__(
-        self, f_const: float = 0.05, h_const: float = 0.5, oracle_delay: float = 0.0
+        self,
+        f_const: float = 0.05,
+        h_const: float = 0.5,
+        oracle_delay: float = 0.0,
+        warmup_multiplier: float = 1.0,
+        warmup_fraction: float = 0.1,
     ) -> None:
         super().__init__(f_const, h_const, oracle_delay, None)
+        self._init_warmup(warmup_multiplier, warmup_fraction)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
+        self._reset_warmup()
 
     def advance(self, until: int) -> int:
         until = min(int(until), self.horizon)
+        if self.t >= until:
+            return self.t
+        if self.t < self.warmup_length:
+            self._play_warmup(until)
+            return self.t
         t0 = self.t + 1
         seconds = 0.0
         A = self.env.family.enumerate()
@@ -703,3 +776,10 @@ class OLSUCBC(_CovBase):
         self.cum_regret = self.regret.value
         self.log.record_every_round(t0, self.t, "UCB index (3)", seconds)
         return self.t
+
+    def params(self) -> dict[str, Any]:
+        return {
+            **super().params(),
+            "warmup_multiplier": self.warmup_multiplier,
+            "warmup_fraction": self.warmup_fraction,
+        }
