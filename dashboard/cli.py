@@ -199,7 +199,9 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         description="Benchmarks report ratios measured side by side in one run.",
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes (seconds, not minutes)")
-    p.add_argument("--only", action="append", default=[], help="cmab | design | sbe | frames")
+    p.add_argument(
+        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames"
+    )
     p.set_defaults(func=_cmd_bench)
 
 
@@ -208,7 +210,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root))
-    names = args.only or ["cmab", "design", "sbe", "frames"]
+    names = args.only or ["cmab", "design", "sbe", "batched", "frames"]
     out = {}
     for name in names:
         try:
