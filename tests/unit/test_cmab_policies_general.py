@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -157,6 +158,7 @@ def test_discretization_algorithm_8():
         (AROQGR, 3000, _general_env),
         (SROQGR, 3000, _general_env),
         (SDCB, 300, _general_env),
+        (functools.partial(SDCB, initial_pass=True), 40, _general_env),
         (DiscretizedAROQGR, 2000, _continuous_env),
         (DiscretizedSROQGR, 2000, _continuous_env),
     ],
@@ -187,6 +189,12 @@ def test_stream_equals_batch(cls, T, env_fn):
         (AROQGR, {"executor": 3}),
         (SROQGR, {"M": 0}),
         (SDCB, {"oracle_delay": -0.5}),
+        (SDCB, {"initial_pass": "yes"}),
+        (AROQGR, {"threshold_scale": 0.0}),
+        (AROQGR, {"threshold_scale": float("inf")}),
+        (AROQGR, {"epoch0_size": -1}),
+        (AROQGR, {"epoch0_size": 1.5}),
+        (DiscretizedAROQGR, {"threshold_scale": -2.0}),
         (DiscretizedAROQGR, {"s": 0}),
         (DiscretizedSROQGR, {"lipschitz": 0.0}),
         (DiscretizedSROQGR, {"s": 2.5}),
@@ -202,3 +210,78 @@ def test_bad_environment_and_horizon():
         AROQGR().reset(_general_env(), 0)
     with pytest.raises(ValueError, match="CMABEnvironment"):
         SDCB().reset(object(), 10)
+
+
+# ----------------------------------------------------------------------------------------------
+# AROQ-GR epoch knobs (same meaning and defaults as AROQ-CMAB's)
+# ----------------------------------------------------------------------------------------------
+def _replay_query_rounds(p, c, k):
+    """Algorithm 6's epoch rule replayed round by round on the actions the policy played, with
+    threshold 1 + c sqrt(T m |T_i(tau_i - 1)| / d) and |T_i(0)| = k; returns the query rounds
+    (t = 1 is the counted initial query)."""
+    T, m, d = p.horizon, p.m, p.d
+    calls = {e.t: e.data["action"] for e in p.events if e.kind == "oracle"}
+    count = np.zeros(d, dtype=np.int64)
+    prev = np.full(d, k, dtype=np.int64)
+    rounds, action = [], None
+    for t in range(1, T + 1):
+        fired = count >= np.ceil(1 + c * np.sqrt(T * m * prev / d) - 1e-12)
+        if t == 1 or fired.any():
+            rounds.append(t)
+            prev[fired], count[fired] = count[fired], 0
+            action = calls[t]  # the action the oracle returned at this query
+        count[action] += 1
+    return rounds
+
+
+@pytest.mark.parametrize(("c", "k"), [(1.0, 0), (0.3, 0), (3.0, 0), (1.0, 40), (0.5, 10)])
+def test_aroqgr_knobs_follow_the_epoch_rule(c, k):
+    T = 3000
+    p = AROQGR(threshold_scale=c, epoch0_size=k).run(_general_env(), T)
+    rounds = [e.t for e in p.events if e.kind == "oracle"]
+    assert rounds == _replay_query_rounds(p, c, k)
+    assert p.log.queries == len(rounds)
+    # closed form of the second query: every arm of a_1 ends its first epoch together
+    assert rounds[1] == 1 + math.ceil(1 + c * math.sqrt(T * 2 * k / 5) - 1e-12)
+    assert p.params()["threshold_scale"] == c and p.params()["epoch0_size"] == k
+
+
+def test_aroqgr_knobs_change_the_number_of_queries():
+    T = 6000
+    q = {
+        key: AROQGR(**kw).run(_general_env(), T).log.queries
+        for key, kw in {
+            "paper": {},
+            "explicit_defaults": {"threshold_scale": 1.0, "epoch0_size": 0},
+            "small_c": {"threshold_scale": 0.2},
+            "large_c": {"threshold_scale": 5.0},
+            "big_epoch0": {"epoch0_size": 200},
+        }.items()
+    }
+    assert q["explicit_defaults"] == q["paper"]
+    assert q["small_c"] > q["paper"] > q["large_c"]  # smaller threshold -> more queries
+    assert q["big_epoch0"] < q["paper"]  # longer first epochs -> fewer queries
+    d = DiscretizedAROQGR(threshold_scale=0.2).run(_continuous_env(), 2000)
+    assert d.log.queries > DiscretizedAROQGR().run(_continuous_env(), 2000).log.queries
+
+
+# ----------------------------------------------------------------------------------------------
+# SDCB start: optimistic unplayed arms (default) or Chen et al.'s initial pass
+# ----------------------------------------------------------------------------------------------
+def test_sdcb_initial_pass_plays_each_arm_first():
+    T = 60
+    env = _general_env(seed=2)
+    p = SDCB(initial_pass=True)
+    p.reset(env, T)
+    for i in range(5):
+        before = p.stats.n.copy()
+        p.advance(i + 1)
+        assert p.t == i + 1 and p.stats.n[i] == before[i] + 1  # round i+1 contains arm i
+    assert np.all(p.stats.n > 0)
+    p.advance(T)
+    assert p.log.queries == T and p.log.adaptivity == T
+    assert [r[:3] for r in p.log.ranges] == [(1, 5, "SDCB initial pass"), (6, T, "SDCB argmax")]
+    # the default optimistic start can leave an arm untried when it ties at the top
+    q = SDCB().run(_general_env(seed=2), T)
+    assert q.log.purposes == ["SDCB argmax"] and q.log.queries == T
+    assert (q.stats.n == 0).any()

@@ -45,6 +45,7 @@ import numpy as np
 from ...base import Policy, PolicyEvent, Stopwatch, validate_int
 from ..oracle import Oracle, OracleRequest
 from ..rewards.general import expected_aggregate, reward_function_of
+from .aroq import aroq_threshold
 from .covariance import RegretCounter, epoch_ends
 
 __all__ = [
@@ -269,6 +270,12 @@ class AROQGR(_GRBase):
     unplayed, hence point masses at the top of the support).  Between queries the action is
     fixed and the next crossing is computed in closed form.
 
+    The epoch rule has the same two teaching knobs as :class:`~.aroq.AROQ`, with the same
+    meaning and defaults: ``threshold_scale`` ``c`` in
+    ``|T_i(tau_i)| >= 1 + c sqrt(T m |T_i(tau_i - 1)| / d)`` (``c = 1`` is the paper's) and
+    ``epoch0_size = |T_i(0)|``, which the paper leaves undefined (default 0: an arm's first
+    epoch ends after its first pull).
+
     Parameters
     ----------
     C : float
@@ -279,22 +286,49 @@ class AROQGR(_GRBase):
         Unused by the sequential Algorithm 6 (accepted for a uniform interface).
     max_atoms : int
         Cap on the atoms of each optimistic distribution (continuous outcomes only).
+    threshold_scale : float
+        Multiplier ``c`` of the epoch threshold, > 0 (default 1, Algorithm 6 as printed).
+        Smaller values query more often.
+    epoch0_size : int
+        ``|T_i(0)|``, the size of the virtual epoch before the first one, >= 0 (default 0).
+        Larger values make the first epochs longer, hence fewer queries.
     """
 
     name = "AROQ-GR-CMAB"
+
+    def __init__(
+        self,
+        C: float = 1.5,
+        oracle_delay: float = 0.0,
+        executor: Executor | None = None,
+        max_atoms: int = 64,
+        threshold_scale: float = 1.0,
+        epoch0_size: int = 0,
+    ) -> None:
+        super().__init__(C, oracle_delay, executor, max_atoms)
+        self.threshold_scale = _number("threshold_scale", threshold_scale, 0.0, allow_low=False)
+        self.epoch0_size = validate_int("epoch0_size", epoch0_size, 0)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
         d = self.d
         self.tau = np.ones(d, dtype=np.int64)
         self.count = np.zeros(d, dtype=np.int64)  # |T_i(tau_i)|
-        self.prev = np.zeros(d, dtype=np.int64)  # |T_i(tau_i - 1)|
+        self.prev = np.full(d, self.epoch0_size, dtype=np.int64)  # |T_i(tau_i - 1)|
         self._thr = self._thresholds(self.prev)
         self.action: np.ndarray | None = None
 
     def _thresholds(self, prev: np.ndarray) -> np.ndarray:
-        x = 1.0 + np.sqrt(self.horizon * self.m * prev.astype(float) / self.d)
+        """Integer form ``ceil(1 + c sqrt(T m prev / d))`` of the line-5 condition."""
+        x = aroq_threshold(prev, self.horizon, self.m, self.d, self.threshold_scale)
         return np.ceil(x - 1e-12).astype(np.int64)
+
+    def params(self) -> dict[str, Any]:
+        return {
+            **super().params(),
+            "threshold_scale": self.threshold_scale,
+            "epoch0_size": self.epoch0_size,
+        }
 
     def advance(self, until: int) -> int:
         until = min(int(until), self.horizon)
@@ -457,6 +491,18 @@ class SDCB(_GRBase):
     Queries are recorded with ``log.record_every_round`` (exactly ``T`` queries and ``T``
     adaptivity rounds).
 
+    Start: Chen et al. initialise by playing, for each base arm ``i``, an action containing
+    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=False``) we
+    instead give a never-played arm the optimistic point mass at the top of the support (as
+    in :class:`AROQGR`), so the oracle itself prefers actions with unplayed arms.  This is not
+    the same start: an unplayed arm only *ties* with a played arm whose optimistic law is also
+    at the top (radius ``>= 1``, i.e. ``n_i <= C ln t``, or outcomes already at the top), and
+    ties go to the first action in enumeration order, so an arm may be tried later than round
+    ``d`` or never (A.11.2 setting, seed 2, T = 600: one arm is never played, at no regret
+    cost).  ``initial_pass=True`` plays Chen et al.'s start: round ``i + 1``
+    (``i = 0 .. d-1``) plays the index ``argmax`` over the actions containing arm ``i`` (that
+    lookup is the round's oracle call, purpose ``"SDCB initial pass"``).
+
     Parameters
     ----------
     C : float
@@ -465,41 +511,70 @@ class SDCB(_GRBase):
         Simulated seconds per oracle call.
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
+    initial_pass : bool
+        Play Chen et al.'s ``d``-round initialisation (default False: optimistic unplayed arms).
     """
 
     name = "SDCB"
 
-    def __init__(self, C: float = 1.5, oracle_delay: float = 0.0, max_atoms: int = 64) -> None:
+    def __init__(
+        self,
+        C: float = 1.5,
+        oracle_delay: float = 0.0,
+        max_atoms: int = 64,
+        initial_pass: bool = False,
+    ) -> None:
         super().__init__(C, oracle_delay, None, max_atoms)
+        if not isinstance(initial_pass, (bool, np.bool_)):
+            raise ValueError(f"initial_pass must be True or False, got {initial_pass!r}")
+        self.initial_pass = bool(initial_pass)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
+        self.init_length = min(self.d, self.horizon) if self.initial_pass else 0
+
+    def _choose(self, t: int) -> np.ndarray | None:
+        """The round-``t`` oracle call: ``argmax`` of the optimistic index (Eq. (10)),
+        restricted to actions containing arm ``t - 1`` during the initial pass."""
+        include = (t - 1,) if t <= self.init_length else ()
+        req = self._request(
+            "SDCB argmax", self._dists(math.log(max(t, 1)), upper=True), include=include
+        )
+        family = self.env.family
+        if req.f is not None:
+            return family.argmax_set_function(req.f, include=include)
+        return family.argmax_linear(req.scores, include=include)
 
     def advance(self, until: int) -> int:
         until = min(int(until), self.horizon)
+        if self.t >= until:
+            return self.t
+        in_init = self.t < self.init_length
+        if in_init:
+            until = min(until, self.init_length)
         t0 = self.t + 1
         seconds = 0.0
-        family = self.env.family
         while self.t < until:
             t = self.t + 1
             with Stopwatch() as sw:
-                req = self._request("SDCB argmax", self._dists(math.log(max(t, 1)), upper=True))
-                if req.f is not None:
-                    a = family.argmax_set_function(req.f)
-                else:
-                    a = family.argmax_linear(req.scores)
+                a = self._choose(t)
                 if self.oracle_delay:
                     time.sleep(self.oracle_delay)
             seconds += sw.seconds
             if a is None:
-                raise ValueError("the action family has no feasible action")
+                what = f" containing arm {t - 1}" if in_init else ""
+                raise ValueError(f"the action family has no feasible action{what}")
             a = np.asarray(a, dtype=bool)
             self._observe_fixed(np.flatnonzero(a), self.env.play_fixed(a, t, 1))
             self.regret.add(a, 1)
             self.t = t
         self.cum_regret = self.regret.value
-        self.log.record_every_round(t0, self.t, "SDCB argmax", seconds)
+        purpose = "SDCB initial pass" if in_init else "SDCB argmax"
+        self.log.record_every_round(t0, self.t, purpose, seconds)
         return self.t
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "initial_pass": self.initial_pass}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -534,7 +609,7 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         Number of intervals (default: the paper's ``ceil(C sqrt(m T))``).
     lipschitz : float
         The constant ``C`` of Assumption 2 used by the default ``s`` (default 1).
-    C, oracle_delay, executor, max_atoms
+    C, oracle_delay, executor, max_atoms, threshold_scale, epoch0_size
         As :class:`AROQGR`.
     """
 
@@ -548,8 +623,10 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         oracle_delay: float = 0.0,
         executor: Executor | None = None,
         max_atoms: int = 64,
+        threshold_scale: float = 1.0,
+        epoch0_size: int = 0,
     ) -> None:
-        AROQGR.__init__(self, C, oracle_delay, executor, max_atoms)
+        AROQGR.__init__(self, C, oracle_delay, executor, max_atoms, threshold_scale, epoch0_size)
         self._init_disc(s, lipschitz)
 
     def reset(self, env: Any, horizon: int) -> None:
