@@ -317,11 +317,11 @@ class _CovBase(Policy):
             self._play_rows(self._pair_acts[rows], t0)
 
     def warmup_action(self, t: int) -> np.ndarray:
-        """The action played at warm-up round ``t`` (``1 <= t <= W``, after the warm-up began)."""
-        if self._pair_acts is None or not 1 <= t <= self.warmup_length:
-            raise ValueError(
-                f"t must be a warm-up round in 1..{self.warmup_length} that was reached, got {t}"
-            )
+        """The action played at warm-up round ``t`` (``1 <= t <= W``, after the warm-up began;
+        AROQ-C and OLS-UCB-C only)."""
+        W = getattr(self, "warmup_length", 0)
+        if getattr(self, "_pair_acts", None) is None or not 1 <= t <= W:
+            raise ValueError(f"t must be a warm-up round in 1..{W} that was reached, got {t}")
         return self._pair_acts[(t - 1) % len(self._pair_acts)].copy()
 
     def _pair_actions(self, t: int) -> np.ndarray:
