@@ -33,7 +33,7 @@ import numpy as np
 from ...base import Policy, PolicyEvent, Stopwatch
 from ..design import g_optimal_design
 from ..estimators import LeastSquares
-from .bose import PerRoundBatch, _single_advance, _single_reset
+from .per_round import PerRoundBatch, single_advance, single_reset
 from .sbe import _positive, _probability
 
 __all__ = ["BatchedLinUCB", "GElimination", "LinUCB"]
@@ -138,7 +138,7 @@ class LinUCB(Policy):
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
-        _single_reset(self, env, horizon)
+        single_reset(self, env, horizon)
         self.X, self.K, self.d = self._engine.X, self._engine.K, self._engine.d
 
     @property
@@ -157,7 +157,7 @@ class LinUCB(Policy):
 
     def advance(self, until: int) -> int:
         """Play rounds t+1..until (every round is a decision point)."""
-        return _single_advance(self, until)
+        return single_advance(self, until)
 
 
 class GElimination(Policy):

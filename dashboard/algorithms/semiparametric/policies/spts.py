@@ -30,7 +30,7 @@ import numpy as np
 
 from ... import randomness as rnd
 from ...base import Policy, validate_int
-from .bose import _WINDOW_VALUES, PerRoundBatch, _single_advance, _single_reset
+from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 from .sbe import _positive
 
 __all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
@@ -76,7 +76,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
             [rnd.stream_key(e.seed, e.rep, "SP-TS", "draws") for e in self.envs], dtype=np.uint64
         )
         self._nd = (self.n_mc + 1) * d
-        self._z_w = max(1, _WINDOW_VALUES // (self._nd * R))
+        self._z_w = max(1, WINDOW_VALUES // (self._nd * R))
         self._z: np.ndarray | None = None
         self._z_t0 = 0
         self._XT = np.ascontiguousarray(self.X.T)
@@ -152,7 +152,7 @@ class SemiparametricTS(Policy):
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
-        _single_reset(self, env, horizon)
+        single_reset(self, env, horizon)
         e = self._engine
         self.X, self.K, self.d, self.v = e.X, e.K, e.d, e.v
 
@@ -172,4 +172,4 @@ class SemiparametricTS(Policy):
 
     def advance(self, until: int) -> int:
         """Play rounds t+1..until (every round is a decision point)."""
-        return _single_advance(self, until)
+        return single_advance(self, until)
