@@ -175,33 +175,36 @@ class DashboardApp(pn.viewable.Viewer):
     def _build_widgets(self) -> None:
         c = self.config
         self.problem_select = pn.widgets.Select.from_param(
-            c.param.problem, name="Problem", options=_PROBLEM_LABELS, css_classes=["problem-select"]
+            c.param.problem,
+            label="Problem",
+            options=_PROBLEM_LABELS,
+            css_classes=["problem-select"],
         )
-        self.d_input = pn.widgets.IntInput.from_param(c.param.d, name="d (arms / dimension)")
+        self.d_input = pn.widgets.IntInput.from_param(c.param.d, label="d (arms / dimension)")
         self.cmab_widgets = pn.Column(
-            pn.widgets.IntInput.from_param(c.param.m, name="m (max action size)"),
-            pn.widgets.Select.from_param(c.param.actions, name="Action family"),
-            pn.widgets.Select.from_param(c.param.reward, name="Reward model"),
+            pn.widgets.IntInput.from_param(c.param.m, label="m (max action size)"),
+            pn.widgets.Select.from_param(c.param.actions, label="Action family"),
+            pn.widgets.Select.from_param(c.param.reward, label="Reward model"),
             pn.widgets.FloatInput.from_param(
-                c.param.oracle_delay, name="Oracle cost (seconds per call)", step=0.001
+                c.param.oracle_delay, label="Oracle cost (seconds per call)", step=0.001
             ),
             pn.widgets.FloatSlider.from_param(
-                c.param.alpha, name="alpha (approximate oracle)", step=0.05
+                c.param.alpha, label="alpha (approximate oracle)", step=0.05
             ),
             sizing_mode="stretch_width",
             margin=0,
         )
         self.sp_widgets = pn.Column(
-            pn.widgets.IntInput.from_param(c.param.K, name="K (arms)"),
-            pn.widgets.Select.from_param(c.param.shift, name="Shift type ν_t"),
-            pn.widgets.FloatInput.from_param(c.param.magnitude, name="Shift magnitude", step=0.1),
-            pn.widgets.FloatInput.from_param(c.param.gap, name="Gap Δ*", step=0.05),
-            pn.widgets.FloatInput.from_param(c.param.noise, name="Noise level σ", step=0.1),
+            pn.widgets.IntInput.from_param(c.param.K, label="K (arms)"),
+            pn.widgets.Select.from_param(c.param.shift, label="Shift type ν_t"),
+            pn.widgets.FloatInput.from_param(c.param.magnitude, label="Shift magnitude", step=0.1),
+            pn.widgets.FloatInput.from_param(c.param.gap, label="Gap Δ*", step=0.05),
+            pn.widgets.FloatInput.from_param(c.param.noise, label="Noise level σ", step=0.1),
             sizing_mode="stretch_width",
             margin=0,
         )
         self.algorithm_select = pn.widgets.MultiChoice(
-            name=f"Algorithms (up to {MAX_ALGORITHMS})",
+            label=f"Algorithms (up to {MAX_ALGORITHMS})",
             options=list(c.algorithm_options),
             value=list(c.algorithms),
             max_items=MAX_ALGORITHMS,
@@ -211,28 +214,28 @@ class DashboardApp(pn.viewable.Viewer):
         self.algorithm_select.param.watch(self._on_algorithm_widget, "value")
         c.param.watch(self._on_algorithms_param, "algorithms")
         self.horizon_input = pn.widgets.IntInput.from_param(
-            c.param.horizon, name="Horizon T", step=10_000
+            c.param.horizon, label="Horizon T", step=10_000
         )
-        self.runs_input = pn.widgets.IntInput.from_param(c.param.runs, name="Repetitions")
-        self.seed_input = pn.widgets.IntInput.from_param(c.param.seed, name="Seed")
+        self.runs_input = pn.widgets.IntInput.from_param(c.param.runs, label="Repetitions")
+        self.seed_input = pn.widgets.IntInput.from_param(c.param.seed, label="Seed")
         self.speed_select = pn.widgets.RadioButtonGroup.from_param(
-            c.param.speed, name="Playback speed", options=list(SPEEDS), button_type="default"
+            c.param.speed, label="Playback speed", options=list(SPEEDS)
         )
         self.log_toggle = pn.widgets.Checkbox.from_param(
-            c.param.log_axes, name="Log-log regret axes"
+            c.param.log_axes, label="Log-log regret axes"
         )
 
         self.run_button = pn.widgets.Button(
-            name="▶ Run", button_type="primary", css_classes=["run-button"]
+            label="▶ Run", color="primary", css_classes=["run-button"]
         )
         self.pause_button = pn.widgets.Button(
-            name="Pause", button_type="default", css_classes=["pause-button"]
+            label="Pause", color="default", css_classes=["pause-button"]
         )
         self.step_button = pn.widgets.Button(
-            name="Step", button_type="default", css_classes=["step-button"]
+            label="Step", color="default", css_classes=["step-button"]
         )
         self.reset_button = pn.widgets.Button(
-            name="Reset", button_type="default", css_classes=["reset-button"]
+            label="Reset", color="default", css_classes=["reset-button"]
         )
         self.run_button.on_click(lambda _e: self.run())
         self.pause_button.on_click(lambda _e: self.toggle_pause())
@@ -251,7 +254,7 @@ class DashboardApp(pn.viewable.Viewer):
             callback=self._csv,
             filename=self._csv_name(),
             label="Download results (CSV)",
-            button_type="success",
+            color="success",
             css_classes=["download-csv"],
             disabled=True,
             sizing_mode="stretch_width",
@@ -259,11 +262,11 @@ class DashboardApp(pn.viewable.Viewer):
         titles = {"(no lesson)": ""}
         titles.update({f"{le.number}. {le.title}": le.slug for le in self._lessons})
         self.lesson_select = pn.widgets.Select(
-            name="Lesson", options=titles, value="", css_classes=["lesson-select"]
+            label="Lesson", options=titles, value="", css_classes=["lesson-select"]
         )
         self.load_preset_button = pn.widgets.Button(
-            name="Load this lesson's preset",
-            button_type="primary",
+            label="Load this lesson's preset",
+            color="primary",
             css_classes=["load-preset-button"],
             disabled=True,
         )
@@ -283,6 +286,8 @@ class DashboardApp(pn.viewable.Viewer):
 
         Time plots share one x range (linked pan / zoom), except the log-log regret plot.
         """
+        for old in getattr(self, "plots", {}).values():
+            old.close()
         names = list(self.config.algorithms)
         log = bool(self.config.log_axes)
         result = self.run_model.result
@@ -448,6 +453,8 @@ class DashboardApp(pn.viewable.Viewer):
         self._stop_timer()
         self._callback = None
         self.run_model.close()
+        for lp in self.plots.values():
+            lp.close()
 
     def tick(self) -> bool:
         """One streaming frame: advance the simulation and push the snapshot to the plots.
@@ -584,7 +591,7 @@ class DashboardApp(pn.viewable.Viewer):
         status = m.status
         self.run_button.disabled = not c.valid
         self.pause_button.disabled = status not in ("running", "paused")
-        self.pause_button.name = "Resume" if status == "paused" else "Pause"
+        self.pause_button.label = "Resume" if status == "paused" else "Pause"
         self.step_button.disabled = not c.valid and m.sim is None
         horizon = m.horizon or c.horizon
         label = {"idle": "ready", "running": "running", "paused": "paused", "done": "done"}
@@ -618,7 +625,7 @@ def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
     def name(hv_plot: Any) -> None:
         for sub in getattr(hv_plot, "subplots", {}).values():
             element = sub.current_frame
-            if isinstance(element, hv.Curve) and element.label in names:
+            if type(element) is hv.Curve and element.label in names:
                 for handle in ("glyph_renderer", "source"):
                     model = sub.handles.get(handle)
                     if model is not None:

@@ -108,8 +108,9 @@ class LivePlot:
         self.renders = 0
         self.hv_plot: Any = None
         self.element: Any = None
-        self.pane = pn.pane.Bokeh(
-            None,
+        self._doc: Document | None = None
+        self.pane = _LazyBokeh(
+            self,
             name=f"{name}-plot",
             css_classes=[f"{name}-plot"],
             sizing_mode="stretch_width",
@@ -117,7 +118,11 @@ class LivePlot:
         )
         self.pipe = hv.streams.Pipe(data=data)
         self.pipe.add_subscriber(self._on_data)
-        self._render(self.builder(data))
+
+    def ensure_rendered(self, doc: Document | None = None) -> None:
+        """Render the plot if it has not been yet (plots render lazily, when first shown)."""
+        if self.hv_plot is None:
+            self._render(self.builder(self.pipe.data), doc)
 
     # ------------------------------------------------------------------ public
     def send(self, data: Any) -> None:
@@ -142,6 +147,8 @@ class LivePlot:
 
     def _on_data(self, data: Any = None) -> None:
         self.sent += 1
+        if self.hv_plot is None:
+            return  # not shown yet: the first render will use the pipe's latest data
         if self.patch_enabled and self.frames is not None and self._patch_frames(data):
             return
         element = self.builder(data)
@@ -193,13 +200,20 @@ class LivePlot:
             pad = 0.05 * (hi - lo) if hi > lo else max(abs(hi), 1.0) * 0.05
             y_range.update(start=0.0 if lo >= 0 else lo - pad, end=hi + pad)
 
-    def _doc(self) -> Document:
-        doc = pn.state.curdoc
-        return doc if doc is not None else Document()
+    def close(self) -> None:
+        """Release the HoloViews plot (it registers itself with the Bokeh document)."""
+        if self.hv_plot is not None:
+            self.hv_plot.cleanup()
+            self.hv_plot = None
 
-    def _render(self, element: Any) -> None:
+    def _render(self, element: Any, doc: Document | None = None) -> None:
+        # the old plot holds a session-destroyed hook on the document: drop it, or every
+        # re-render would keep a whole figure alive until the browser tab closes
+        self.close()
         self.element = element
-        self.hv_plot = hv.renderer("bokeh").get_plot(element, doc=self._doc())
+        doc = doc or self._doc or pn.state.curdoc or Document()
+        self._doc = doc
+        self.hv_plot = hv.renderer("bokeh").get_plot(element, doc=doc)
         if self.x_range is not None:
             self.hv_plot.state.x_range = self.x_range
         if self.on_render is not None:
@@ -236,6 +250,19 @@ class LivePlot:
             lo, hi = data_extent(element, "x")
             if np.isfinite(lo):
                 x_range.update(start=lo, end=hi if hi > lo else lo + 1)
+
+
+class _LazyBokeh(pn.pane.Bokeh):
+    """A Bokeh pane that asks its :class:`LivePlot` to render when first displayed."""
+
+    def __init__(self, live: LivePlot, **params: Any) -> None:
+        super().__init__(None, **params)
+        self._live = live
+
+    def _get_model(self, doc: Document, root: Any = None, parent: Any = None, comm: Any = None):
+        if self._live.hv_plot is None:
+            self._live.ensure_rendered(doc)
+        return super()._get_model(doc, root, parent, comm)
 
 
 def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
