@@ -87,13 +87,14 @@ _CSS = """
 
 
 def _math_renderer(content: str, options: dict[str, Any]) -> str:
-    """Render ``$...$`` / ``$$...$$`` as MathJax delimiters (typeset by Bokeh's MathJax)."""
-    import html
+    """Render ``$...$`` / ``$$...$$`` as MathJax delimiters (typeset by Bokeh's MathJax).
 
-    text = html.escape(content)
+    The TeX is not HTML-escaped: the Markdown model replaces every math span by MathJax's SVG
+    before the text reaches the DOM, and escaping would show ``&amp;`` in aligned equations.
+    """
     if options.get("display_mode"):
-        return f'<div class="math">$${text}$$</div>'
-    return f'<span class="math">\\({text}\\)</span>'
+        return f'<div class="math">$${content}$$</div>'
+    return f'<span class="math">\\({content}\\)</span>'
 
 
 def _dollarmath(md: Any) -> None:
@@ -364,10 +365,13 @@ class DashboardApp(pn.viewable.Viewer):
                     sizing_mode="stretch_width",
                 )
             )
-        return [
-            self.panes["regret"],
-            pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width", name="plots"),
-        ]
+        lesson_open = (
+            getattr(self, "lesson_column", None) is not None and self.lesson_column.visible
+        )
+        self._grid = pn.GridBox(
+            *cards, ncols=1 if lesson_open else 2, sizing_mode="stretch_width", name="plots"
+        )
+        return [self.panes["regret"], self._grid]
 
     def _build_layout(self) -> None:
         self.plot_area = pn.Column(*self._plot_cards(), sizing_mode="stretch_width")
@@ -557,6 +561,7 @@ class DashboardApp(pn.viewable.Viewer):
         lesson = self._lesson()
         self.load_preset_button.disabled = lesson is None
         self.lesson_column.visible = lesson is not None
+        self._grid.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
         self.lesson_pane.object = "" if lesson is None else _lesson_text(lesson)
 
     def _on_algorithm_widget(self, event: Any) -> None:

@@ -403,7 +403,7 @@ def oracle_timeline(
     ticks = [(n - 1 - i, name) for i, name in enumerate(names)]
     return _overlay(layers, vdim=ydim).opts(
         **_base_opts(
-            title=f"Timeline of {what} (run 1)",
+            title=f"{what.capitalize()}, run 1",
             yticks=ticks,
             show_legend=False,
             xlim=_xlim(result) or (None, None),
@@ -600,11 +600,11 @@ def design_weights_plot(result: Any) -> hv.Bars:
         w = np.asarray(ev.data["weights"], dtype=float).ravel()
         arms = np.arange(w.size)
         phase = ev.data.get("phase", "?")
-        title = f"DEO weights, {name} phase {phase}"
+        title = f"DEO weights ({name}, phase {phase})"
         norm, bound = ev.data.get("max_norm_to_anchor"), ev.data.get("bound_2_sqrt_d")
         if norm is not None and bound is not None:
             ok = "≤" if float(norm) <= float(bound) + 1e-9 else ">"
-            title += f": Thm 1 norm {float(norm):.2f} {ok} 2√d = {float(bound):.2f}"
+            title += f"\nTheorem 1: max norm {float(norm):.2f} {ok} 2√d = {float(bound):.2f}"
     anchor = int(ev.data.get("anchor", -1)) if ev is not None else -1
     role = np.array(
         ["best arm" if a in best else ("anchor" if a == anchor else "other") for a in arms]
@@ -644,7 +644,7 @@ def shift_plot(t: np.ndarray, nu: np.ndarray) -> hv.Curve:
             color="#555555",
             line_width=2,
             tools=["hover"],
-            xformatter=_T_FORMAT,
+            xformatter=NumeralTickFormatter(format="0,0"),
         )
     )
 
@@ -698,7 +698,8 @@ def pac_plot(
     )
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title="PAC view: √t · e_t per phase (all runs)",
+            title="PAC view: √t · e_t per phase",
+            xformatter=_T_FORMAT,
             legend_position="top_right",
             xlim=_xlim(result) or (None, None),
         )
