@@ -251,6 +251,9 @@ class DashboardApp(pn.viewable.Viewer):
         self.alert = pn.pane.Alert(
             "", alert_type="warning", css_classes=["error-alert"], visible=False
         )
+        self.notice = pn.pane.Alert(
+            "", alert_type="info", css_classes=["notice-alert"], visible=False
+        )
         self.download = pn.widgets.FileDownload(
             callback=self._csv,
             filename=self._csv_name(),
@@ -395,6 +398,7 @@ class DashboardApp(pn.viewable.Viewer):
             self.progress_text,
             self.progress_bar,
             self.alert,
+            self.notice,
             self.download,
             pn.layout.Divider(),
             pn.pane.Markdown("### Lessons", margin=(0, 10)),
@@ -605,6 +609,8 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.progress_bar.value = int(100 * m.t / horizon) if horizon else 0
         self.download.disabled = m.result is None
+        notices = m.notices()
+        self.notice.param.update(object=" ".join(notices), visible=bool(notices))
         if status == "error" and m.error:
             self._show_alert(m.error, "danger")
         elif c.errors:

@@ -445,6 +445,27 @@ class RunModel(param.Parameterized):
         except ValueError:
             return empty
 
+    def notices(self) -> list[str]:
+        """One sentence per place where a run departs from the paper's schedule (e.g. AROQ-C's
+        warm-up or SROQ-C's pair phase clamped to fit the horizon), from run 1's events."""
+        out: list[str] = []
+        result = self.result
+        for r in [] if result is None else result.results:
+            seen: set[str] = set()
+            for e in r.events[0] if r.events else []:
+                if "clamped" not in e.kind or e.kind in seen:
+                    continue
+                seen.add(e.kind)
+                paper, used = e.data.get("paper"), e.data.get("used")
+                detail = ""
+                if paper is not None and used is not None:
+                    detail = (
+                        f" (the paper asks {float(paper):,.0f} rounds, "
+                        f"this run uses {float(used):,.0f})"
+                    )
+                out.append(f"{r.algorithm}: {e.kind}{detail}.")
+        return out
+
     def instance_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``(X, theta*)`` of the semiparametric instance being run, else ``None``."""
         sim = self.sim

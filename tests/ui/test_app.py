@@ -212,3 +212,28 @@ def test_run_reset_cycles_of_the_app_leak_no_models_or_simulations():
     grown = {k: after[k] - before[k] for k in after if after[k] > before[k]}
     assert grown == {}, grown
     assert app.plots["surviving"].renders > 10  # the heat map really re-rendered each cycle
+
+
+def test_configuration_round_trips_through_the_url():
+    from panel.io.location import Location
+
+    from dashboard.ui.app import URL_PARAMETERS
+
+    link = Location(search='?problem=semiparametric&d=4&K=12&algorithms=["SBE","LinUCB"]&seed=3')
+    app = small_app()
+    link.sync(app.config, URL_PARAMETERS)
+    c = app.config
+    assert (c.problem, c.d, c.K, c.algorithms, c.seed) == (
+        "semiparametric",
+        4,
+        12,
+        ["SBE", "LinUCB"],
+        3,
+    )
+    assert app.algorithm_select.value == ["SBE", "LinUCB"]
+    c.horizon = 50_000
+    assert "horizon=50000" in link.search
+    # a link with a bad value leaves the valid configuration untouched
+    other = small_app()
+    Location(search="?K=1&d=5").sync(other.config, URL_PARAMETERS)
+    assert other.config.K == 10

@@ -289,3 +289,14 @@ def test_memory_does_not_grow_over_run_reset_cycles():
     # keeping each cycle's Simulation alive grows memory by ~10 MB here; dropping them
     # leaves a few kB of caches
     assert after - base < 1_500_000, after - base
+
+
+def test_clamped_schedules_are_reported_as_notices():
+    config = Config(reward="covariance", d=6, m=2, horizon=800, runs=1)
+    model = RunModel(config)
+    model.run()
+    run_to_end(model)
+    notices = model.notices()
+    assert any(n.startswith("AROQ-C-CMAB: warm-up clamped (the paper asks") for n in notices)
+    model.reset()
+    assert model.notices() == []
