@@ -3,7 +3,7 @@
 :class:`DashboardApp` works on its own in a notebook (``pn.extension(); DashboardApp()``): its
 ``__panel__`` is a plain layout (sidebar column + main area).  :func:`create_app` builds a fresh
 app (all state per session: nothing mutable lives at module level) and wraps it in a
-``FastListTemplate``; ``dashboard/main.py`` serves it.
+``BootstrapTemplate``; ``dashboard/main.py`` serves it.
 
 Streaming: Run starts a periodic callback (every ``period_ms``) that calls
 :meth:`DashboardApp.tick`: the :class:`~dashboard.ui.model.RunModel` advances the simulation
@@ -647,11 +647,14 @@ def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
     return name
 
 
-def create_app(**kwargs: Any) -> pn.template.FastListTemplate:
+def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     """Build a fresh dashboard in a template (one per browser session).
 
     The configuration is synced with the URL query (shareable links) and closing the browser
     tab stops the session's run.  Keyword arguments go to :class:`DashboardApp`.
+
+    The template is Bootstrap rather than Fast: the Fast design always loads its font from
+    fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
     """
     pn.extension("mathjax", raw_css=[_CSS], notifications=False)
     app = DashboardApp(**kwargs)
@@ -660,15 +663,12 @@ def create_app(**kwargs: Any) -> pn.template.FastListTemplate:
     doc = pn.state.curdoc
     if doc is not None and doc.session_context is not None:
         pn.state.on_session_destroyed(lambda _ctx: app.dispose())
-    template = pn.template.FastListTemplate(
+    template = pn.template.BootstrapTemplate(
         title="Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
         sidebar=[app.sidebar],
         main=[app.main],
         sidebar_width=360,
-        accent="#0072B2",
         header_background="#0b3d63",
-        theme_toggle=False,
-        main_layout=None,
     )
     template.app = app  # handle for tests and notebooks
     return template

@@ -41,7 +41,7 @@ def with_class(layout, css: str) -> list:
 
 def test_create_app_builds_a_template_with_the_test_hooks():
     template = create_app(autostart_timer=False)
-    assert isinstance(template, pn.template.FastListTemplate)
+    assert isinstance(template, pn.template.BootstrapTemplate)
     app = template.app
     assert isinstance(app, DashboardApp)
     for css in HOOKS:
