@@ -660,9 +660,8 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
         pn.state.location.sync(app.config, URL_PARAMETERS)
-    doc = pn.state.curdoc
-    if doc is not None and doc.session_context is not None:
-        pn.state.on_session_destroyed(lambda _ctx: app.dispose())
+    if pn.state.curdoc is not None:  # served (or a notebook): stop the run with the session
+        pn.state.curdoc.on_session_destroyed(lambda _ctx: app.dispose())
     template = pn.template.BootstrapTemplate(
         title="Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
         sidebar=[app.sidebar],
