@@ -149,7 +149,7 @@ class DashboardApp(pn.viewable.Viewer):
         config: Config | None = None,
         autostart_timer: bool = True,
         period_ms: int = 100,
-        frame_seconds: float = 0.06,
+        frame_seconds: float = 0.05,
         **params: Any,
     ) -> None:
         config = config if config is not None else Config()
@@ -347,6 +347,7 @@ class DashboardApp(pn.viewable.Viewer):
             "wall", lambda data: plots.wall_time_plot(data, names), result
         )
         self._event_counts: dict[str, int] | None = None
+        self._events_shown = False
         self._frames = 0
         self._plots_structure = self._structure()
         self.panes = {key: lp.pane for key, lp in self.plots.items()}
@@ -454,6 +455,7 @@ class DashboardApp(pn.viewable.Viewer):
                 for lp in self.plots.values():
                     lp.send(None)
             self._event_counts = None
+            self._events_shown = False
         self._on_status()
 
     def dispose(self) -> None:
@@ -540,6 +542,8 @@ class DashboardApp(pn.viewable.Viewer):
             }
         )
         events_changed = counts != self._event_counts
+        if events_changed and not any(counts.values()) and not self._events_shown:
+            events_changed = False  # still no epoch / phase: the event plots are already empty
         self._event_counts = counts
         every = {"timeline": 2, "wall": 5}
         with pn.io.hold():
@@ -547,6 +551,7 @@ class DashboardApp(pn.viewable.Viewer):
                 if full or self._frames % every.get(key, 1) == 0:
                     self.plots[key].send(result)
             if events_changed:
+                self._events_shown = any(counts.values())
                 self.plots["surviving"].send(result)
                 if "weights" in self.plots:
                     self.plots["weights"].send(result)
