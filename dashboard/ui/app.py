@@ -13,7 +13,9 @@ inside ``pn.io.hold()`` (one batched message per frame).  Overlapping ticks are 
 Stable hooks for browser tests (CSS classes): ``run-button``, ``pause-button``,
 ``step-button``, ``reset-button``, ``progress-text``, ``problem-select``, ``algorithm-select``,
 ``error-alert`` (configuration problems as a warning, a failed run as a danger alert),
-``lesson-select``, ``load-preset-button``, ``download-csv``.  Every plot pane carries a CSS
+``lesson-select``, ``load-preset-button``, ``download-csv``; the welcome card shown before
+anything has run: ``welcome-card``, ``start-lesson-button`` (starts lesson 1) and one
+``lesson-start-button`` plus ``lesson-start-<N>`` per lesson.  Every plot pane carries a CSS
 class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's mean curves are
 Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose ``data_source`` holds the
 columns ``t`` and ``regret`` (find them with
@@ -283,6 +285,61 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.lesson_select.param.watch(self._on_lesson, "value")
         self.load_preset_button.on_click(lambda _e: self.load_lesson_preset())
+        self.welcome = self._welcome_card()
+
+    def _welcome_card(self) -> pn.Column:
+        """The card shown in the main area while nothing has run: one click starts a lesson
+        (its text opens beside the plots, its preset is applied and the run starts)."""
+        first = self._lessons[0] if self._lessons else None
+        self.start_lesson_button = pn.widgets.Button(
+            label=f"Start lesson {first.number} ▶" if first else "No lessons found",
+            color="primary",
+            css_classes=["start-lesson-button"],
+            disabled=first is None,
+            height=54,
+            width=260,
+            stylesheets=[":host .bk-btn { font-size: 20px; font-weight: 600; }"],
+        )
+        if first is not None:
+            self.start_lesson_button.on_click(lambda _e, n=first.number: self.start_lesson(n))
+        rows = []
+        self.lesson_buttons: dict[int, pn.widgets.Button] = {}
+        for le in self._lessons:
+            button = pn.widgets.Button(
+                label=f"Lesson {le.number} ▶",
+                color="light",
+                css_classes=["lesson-start-button", f"lesson-start-{le.number}"],
+                width=120,
+                stylesheets=[":host .bk-btn { font-size: 15px; }"],
+            )
+            button.on_click(lambda _e, n=le.number: self.start_lesson(n))
+            self.lesson_buttons[le.number] = button
+            rows.append(
+                pn.Row(
+                    button,
+                    pn.pane.Markdown(le.title, styles={"font-size": "16px"}, margin=(4, 10)),
+                    sizing_mode="stretch_width",
+                )
+            )
+        intro = (
+            "## Welcome to the bandit teaching dashboard\n"
+            "One click opens a lesson beside the plots, sets up its experiment and runs it. "
+            "Or choose a problem and algorithms in the sidebar and press **▶ Run**."
+        )
+        return pn.Column(
+            pn.pane.Markdown(intro, styles={"font-size": "17px"}, sizing_mode="stretch_width"),
+            self.start_lesson_button,
+            *rows,
+            css_classes=["welcome-card"],
+            sizing_mode="stretch_width",
+            styles={
+                "background": "#f2f7fb",
+                "border": "1px solid #b9d3e8",
+                "border-radius": "8px",
+                "padding": "6px 12px 12px 12px",
+            },
+            margin=(5, 10, 15, 10),
+        )
 
     # ------------------------------------------------------------------ plots
     def _build_plots(self) -> None:
@@ -352,7 +409,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._plots_structure = self._structure()
         self.panes = {key: lp.pane for key, lp in self.plots.items()}
         if hasattr(self, "plot_area"):
-            self.plot_area.objects = self._plot_cards()
+            self.plot_area.objects = [self.welcome, *self._plot_cards()]
 
     def _plot_cards(self) -> list[Any]:
         """The regret plot across the full width, the other plots two per row, each with a
@@ -378,7 +435,7 @@ class DashboardApp(pn.viewable.Viewer):
         return [self.panes["regret"], self._grid]
 
     def _build_layout(self) -> None:
-        self.plot_area = pn.Column(*self._plot_cards(), sizing_mode="stretch_width")
+        self.plot_area = pn.Column(self.welcome, *self._plot_cards(), sizing_mode="stretch_width")
         self.lesson_column = pn.Column(
             self.lesson_pane, width=430, visible=False, scroll=True, max_height=1400
         )
@@ -483,15 +540,52 @@ class DashboardApp(pn.viewable.Viewer):
         finally:
             self._tick_lock.release()
 
-    def load_lesson_preset(self) -> None:
-        """Apply the selected lesson's preset to the configuration."""
+    def load_lesson_preset(self) -> bool:
+        """Apply the selected lesson's preset to the configuration; return whether it applied."""
         lesson = self._lesson()
         if lesson is None:
-            return
+            return False
         try:
             self.config.apply_preset(dict(lesson.preset))
         except ValueError as exc:
             self._show_alert(str(exc), "danger")
+            return False
+        return True
+
+    def start_lesson(self, number: int | str) -> bool:
+        """One click to a running lesson: open lesson ``number`` (its number or slug) beside the
+        plots, apply its preset and start the run.  Returns whether the run started."""
+        lesson = self._find_lesson(number)
+        if lesson is None:
+            return False
+        self.lesson_select.value = lesson.slug
+        if not self.load_lesson_preset():
+            return False
+        self.run()
+        return self.run_model.status == "running"
+
+    def apply_query(self, query: dict[str, str]) -> None:
+        """Handle the page URL's ``?lesson=N`` (open lesson N and apply its preset) and
+        ``&autorun=1`` (also start the run).  Other keys are the configuration's URL sync.
+
+        A lesson that does not exist is explained in the alert; nothing else changes then.
+        """
+        number = str(query.get("lesson", "")).strip()
+        if not number:
+            return
+        lesson = self._find_lesson(number)
+        if lesson is None:
+            numbers = ", ".join(str(le.number) for le in self._lessons) or "none available"
+            self._show_alert(
+                f"There is no lesson {number!r} (lesson=N in the address); lessons: {numbers}.",
+                "warning",
+            )
+            return
+        self.lesson_select.value = lesson.slug
+        applied = self.load_lesson_preset()
+        autorun = str(query.get("autorun", "")).strip().lower() in ("1", "true", "yes", "on")
+        if applied and autorun:
+            self.run()
 
     # ------------------------------------------------------------------ internals
     def _structure(self) -> tuple[Any, ...]:
@@ -566,12 +660,21 @@ class DashboardApp(pn.viewable.Viewer):
         slug = self.lesson_select.value
         return next((le for le in self._lessons if le.slug == slug), None)
 
+    def _find_lesson(self, key: int | str) -> Any:
+        """The lesson with this number (``3``, ``"3"``, ``"03"``) or slug, else ``None``."""
+        text = str(key).strip().lower()
+        for le in self._lessons:
+            if text == le.slug or (text.isdigit() and int(text) == le.number):
+                return le
+        return None
+
     def _on_lesson(self, *_: Any) -> None:
         lesson = self._lesson()
         self.load_preset_button.disabled = lesson is None
         self.lesson_column.visible = lesson is not None
         self._grid.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
         self.lesson_pane.object = "" if lesson is None else _lesson_text(lesson)
+        self._on_status()
 
     def _on_algorithm_widget(self, event: Any) -> None:
         if list(event.new) != list(self.config.algorithms):
@@ -614,6 +717,7 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.progress_bar.value = int(100 * m.t / horizon) if horizon else 0
         self.download.disabled = m.result is None
+        self.welcome.visible = status == "idle" and not self.lesson_column.visible
         notices = m.notices()
         self.notice.param.update(object=" ".join(notices), visible=bool(notices))
         if status == "error" and m.error:
@@ -652,11 +756,27 @@ def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
     return name
 
 
+def _session_query() -> dict[str, str]:
+    """The page's URL query of a served session (first value per key; empty otherwise)."""
+    try:
+        args = pn.state.session_args or {}
+    except Exception:  # no session (notebook, headless)
+        return {}
+    out: dict[str, str] = {}
+    for key, values in args.items():
+        if values:
+            value = values[0]
+            out[key] = value.decode() if isinstance(value, bytes) else str(value)
+    return out
+
+
 def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     """Build a fresh dashboard in a template (one per browser session).
 
-    The configuration is synced with the URL query (shareable links) and closing the browser
-    tab stops the session's run.  Keyword arguments go to :class:`DashboardApp`.
+    The configuration is synced with the URL query (shareable links); ``?lesson=N`` opens
+    lesson N with its preset once the page has loaded, ``&autorun=1`` also starts it
+    (:meth:`DashboardApp.apply_query`).  Closing the browser tab stops the session's run.
+    Keyword arguments go to :class:`DashboardApp`.
 
     The template is Bootstrap rather than Fast: the Fast design always loads its font from
     fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
@@ -665,6 +785,12 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
         pn.state.location.sync(app.config, URL_PARAMETERS)
+    query = _session_query()
+    if query.get("lesson"):
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(lambda: app.apply_query(query))  # after the URL sync, page loaded
+        else:
+            app.apply_query(query)
     if pn.state.curdoc is not None:  # served (or a notebook): stop the run with the session
         pn.state.curdoc.on_session_destroyed(lambda _ctx: app.dispose())
     template = pn.template.BootstrapTemplate(

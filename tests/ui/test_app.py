@@ -237,3 +237,68 @@ def test_configuration_round_trips_through_the_url():
     other = small_app()
     Location(search="?K=1&d=5").sync(other.config, URL_PARAMETERS)
     assert other.config.K == 10
+
+
+# ---------------------------------------------------------------------------- one click to a lesson
+def test_welcome_card_starts_lesson_one_in_one_click():
+    app = DashboardApp(autostart_timer=False, frame_seconds=0.02)
+    if not app._lessons:
+        pytest.skip("no lessons available")
+    first = app._lessons[0]
+    assert app.welcome.visible and "welcome-card" in app.welcome.css_classes
+    (button,) = with_class(app.main, "start-lesson-button")
+    assert button is app.start_lesson_button and button.label == f"Start lesson {first.number} ▶"
+    assert len(with_class(app.main, "lesson-start-button")) == len(app._lessons)
+    assert app.run_model.status == "idle" and not app.lesson_column.visible
+
+    button.clicks += 1  # the one click
+    assert app.lesson_select.value == first.slug and app.lesson_column.visible
+    assert first.title in app.lesson_pane.object
+    for key, value in first.preset.items():
+        got = getattr(app.config, key)
+        assert str(got).lower() == str(value).lower() or key == "algorithms", key
+    assert app.run_model.status == "running"
+    assert not app.welcome.visible  # the card gives way to the plots
+    app.tick()
+    assert app.run_model.t > 0
+
+
+def test_each_lesson_button_loads_its_own_lesson():
+    app = small_app()
+    if len(app._lessons) < 2:
+        pytest.skip("not enough lessons")
+    last = app._lessons[-1]
+    app.lesson_buttons[last.number].clicks += 1
+    assert app.lesson_select.value == last.slug
+    assert app.config.problem == last.preset["problem"]
+    assert app.run_model.status == "running"
+    assert [r.algorithm for r in app.run_model.result.results] == app.config.algorithms
+    app.reset()
+    assert not app.welcome.visible  # the lesson is still open beside the plots
+    app.lesson_select.value = ""
+    assert app.welcome.visible  # nothing has run, no lesson open: welcome again
+
+
+@pytest.mark.parametrize("autorun", ["", "1"])
+def test_lesson_query_selects_lesson_applies_preset_and_optionally_runs(autorun):
+    app = small_app()
+    if not app._lessons:
+        pytest.skip("no lessons available")
+    lesson = app._lessons[-1]
+    query = {"lesson": str(lesson.number)}
+    if autorun:
+        query["autorun"] = autorun
+    app.apply_query(query)
+    assert app.lesson_select.value == lesson.slug and app.lesson_column.visible
+    assert app.config.problem == lesson.preset["problem"]
+    assert app.run_model.status == ("running" if autorun else "idle")
+
+
+def test_lesson_query_for_a_missing_lesson_explains_and_changes_nothing():
+    app = small_app()
+    before = app.config.preset()
+    app.apply_query({"lesson": "99", "autorun": "1"})
+    assert app.alert.visible and "no lesson '99'" in app.alert.object
+    assert app.config.preset() == before and app.run_model.status == "idle"
+    app.apply_query({})  # no lesson key: nothing happens
+    assert app.lesson_select.value == ""
