@@ -419,7 +419,8 @@ def complexity_frames(
     result: Any, algorithms: Sequence[str] | None = None
 ) -> list[dict[str, np.ndarray]]:
     """Column data of :func:`complexity_plot`'s layers: per algorithm the mean cumulative
-    queries then adaptivity ``{t, calls}``, then the references ``T`` and ``d log log T``."""
+    queries then adaptivity ``{t, calls}``, then (if there are algorithms) two empty layers,
+    the legend's line-style key, then the references ``T`` and ``d log log T``."""
     names = _names(result, algorithms)
     frames: list[dict[str, np.ndarray]] = []
     for name in names:
@@ -432,6 +433,8 @@ def complexity_frames(
             t = q = a = np.zeros(0)
         frames.append({"t": t, "calls": _positive(q)})
         frames.append({"t": t, "calls": _positive(a)})
+    if names:  # the line-style key of the legend (empty: drawn in the legend only)
+        frames += [{"t": np.zeros(0), "calls": np.zeros(0)} for _ in _STYLE_KEY]
     T = float(result.horizon) if result is not None else 0.0
     rt = np.array([1.0, T]) if T >= 1 else np.zeros(0)
     frames.append({"t": rt, "calls": rt.copy()})
@@ -446,10 +449,20 @@ def _dloglog(result: Any) -> float:
     return d * np.log(max(np.log(max(float(result.horizon), 3.0)), 1.0))
 
 
+#: Legend key of the complexity plot: line style -> quantity.
+_STYLE_KEY = (("solid", "solid: queries"), ("dashed", "dashed: adaptivity"))
+
+
 def complexity_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.Overlay:
     """Cumulative query complexity (solid) and adaptivity complexity (dashed), mean over runs,
     on a log y axis, with the references ``T`` (one call per round) and ``d log log T``
-    (the order of SROQ's query complexity, Theorem 2 of the combinatorial paper)."""
+    (the order of SROQ's query complexity, Theorem 2 of the combinatorial paper).
+
+    A compact legend: each algorithm's name in its colour (its solid queries curve is the
+    legend entry), then the line-style key "solid: queries" / "dashed: adaptivity" in grey,
+    then the two references (grey, dotted and dash-dotted).  Curve labels stay
+    ``"<name> queries"`` / ``"<name> adaptivity"``; a hook renames the legend entries.
+    """
     names = _names(result, algorithms)
     colors = algorithm_colors(names)
     problem = _spec(result).get("problem", "cmab")
@@ -471,8 +484,16 @@ def complexity_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.
                     line_width=3,
                     line_dash=dash,
                     tools=["hover"],
-                    show_legend=False,
+                    show_legend=kind == "queries",
                     clone=False,
+                )
+            )
+    n = 2 * len(names)
+    if names:
+        for frame, (dash, label) in zip(frames[n : n + 2], _STYLE_KEY):
+            layers.append(
+                hv.Curve(frame, kdims=[T_DIM], vdims=[ydim], label=label, datatype=_DT).opts(
+                    color="#777777", line_dash=dash, line_width=3, clone=False
                 )
             )
     for frame, label, dash in (
@@ -488,11 +509,27 @@ def complexity_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.
         **_base_opts(
             title="Query and adaptivity complexity",
             logy=True,
-            legend_position="bottom_right",
+            legend_position="right",
             xlim=_xlim(result) or (None, None),
             xformatter=_T_FORMAT,
+            hooks=[_legend_names(names)],
         )
     )
+
+
+def _legend_names(names: Sequence[str]) -> Any:
+    """A HoloViews hook renaming the legend entries ``"<name> queries"`` to ``"<name>"``."""
+    renames = {f"{name} queries": name for name in names}
+
+    def hook(plot: Any, _element: Any) -> None:
+        for legend in plot.state.legend:
+            for item in legend.items:
+                label = item.label.get("value") if isinstance(item.label, dict) else None
+                label = label if label is not None else getattr(item.label, "value", None)
+                if label in renames:
+                    item.label = renames[label]
+
+    return hook
 
 
 # ---------------------------------------------------------------------------- surviving arms
@@ -658,11 +695,13 @@ def pac_plot(
     """PAC view: ``sqrt(t) e_t`` at the end of each phase, where
     ``e_t = max_i |(x_i - x_1)^T (theta_hat - theta*)|`` (x_1 the phase's anchor arm), for
     every algorithm whose phase events carry ``theta_hat``, with the ``10 sqrt(d log K)``
-    reference of Appendix I."""
+    reference of Appendix I.  Only algorithms with at least one estimate get a layer (and a
+    legend entry), so the layer count grows when the first phase ends (one re-render)."""
     names = _names(result, algorithms)
     colors = algorithm_colors(names)
     ydim = hv.Dimension("pac", label="√t · e_t")
     layers: list[Any] = []
+    shown: list[str] = []
     for name in names:
         r = _get(result, name)
         ts: list[float] = []
@@ -677,6 +716,9 @@ def pac_plot(
                     diff = (X - X[anchor]) @ (np.asarray(th, dtype=float) - theta)
                     ts.append(float(e.t))
                     vals.append(float(np.sqrt(max(e.t, 1)) * np.abs(diff).max()))
+        if not ts:
+            continue  # the legend lists only algorithms with estimates
+        shown.append(name)
         layers.append(
             hv.Scatter((ts, vals), kdims=[T_DIM], vdims=[ydim], label=name, datatype=_DT).opts(
                 color=colors[name], size=9, tools=["hover"], clone=False
@@ -698,7 +740,8 @@ def pac_plot(
     )
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title="PAC view: √t · e_t per phase",
+            title="PAC view: √t · e_t per phase"
+            + ("" if shown else " (none yet: SBE reports one per phase)"),
             xformatter=_T_FORMAT,
             legend_position="top_right",
             xlim=_xlim(result) or (None, None),

@@ -34,6 +34,14 @@ def style(element, key):
     return hv.Store.lookup_options("bokeh", element, "style").kwargs.get(key)
 
 
+def legend_text(item) -> str:
+    """A Bokeh LegendItem's text (a plain string or a ``value(...)`` spec)."""
+    label = item.label
+    if isinstance(label, str):
+        return label
+    return label["value"] if isinstance(label, dict) else label.value
+
+
 def figure(element):
     return RENDERER.get_plot(element).state
 
@@ -98,6 +106,17 @@ def test_timeline_complexity_and_wall_time(cmab_result):
     complexity = plots.complexity_plot(cmab_result)
     labels = [x.label for x in complexity]
     assert labels[-2:] == ["T (one call per round)", "d log log T"]
+    # compact legend: the algorithms (in their colours), the line-style key, the references
+    legend = figure(complexity).legend[0].items
+    names = ["CUCB", "AROQ-CMAB", "SROQ-CMAB"]
+    texts = [legend_text(i) for i in legend]
+    assert texts == [*names, "solid: queries", "dashed: adaptivity", *labels[-2:]]
+    colors = plots.algorithm_colors(names)
+    for item, name in zip(legend, names):
+        glyph = item.renderers[0].glyph
+        assert glyph.line_color == colors[name] and glyph.line_dash == []  # solid = queries
+    dashes = [complexity.get(2 * k + 1) for k in range(3)]
+    assert all(style(x, "line_dash") == "dashed" for x in dashes)
     queries = complexity.get(0).dimension_values("calls")
     np.testing.assert_allclose(queries, cmab_result["CUCB"].queries.mean(axis=0))
     assert "cumulative oracle calls" in figure(complexity).yaxis[0].axis_label
@@ -165,7 +184,16 @@ def test_semiparametric_plots(sp_sim):
     anchor = int(e.data.get("anchor", 0))
     expected = np.sqrt(e.t) * np.abs((X - X[anchor]) @ (e.data["theta_hat"] - theta)).max()
     assert sbe_points.dimension_values("pac")[0] == pytest.approx(expected)
-    assert pac.get(2).label == "10 √(d log K)"
+    # only algorithms with estimates are drawn (LinUCB has none): SBE, then the reference
+    assert [x.label for x in pac] == ["SBE", "10 √(d log K)"]
+    legend = [legend_text(item) for item in figure(pac).legend[0].items]
+    assert legend == ["SBE", "10 √(d log K)"]
+    assert (
+        "none yet"
+        in hv.Store.lookup_options("bokeh", plots.pac_plot(None, X, theta, ["SBE"]), "plot").kwargs[
+            "title"
+        ]
+    )
 
     env = sp_sim.groups[0].envs[0]
     t = np.arange(3981, 4001)
@@ -204,7 +232,8 @@ def test_builders_cope_with_empty_and_partial_results(stage):
     # the layer structure does not depend on how much has been simulated (streaming)
     assert len(plots.regret_frames(result, names)) == 2 * len(names) + 1
     assert len(plots.timeline_frames(result, names)) == 2 * len(names)
-    assert len(plots.complexity_frames(result, names)) == 2 * len(names) + 2
+    assert len(plots.complexity_frames(result, names)) == 2 * len(names) + 4
+    assert len(plots.complexity_plot(result, names)) == 2 * len(names) + 4
     if stage == "partial":
         frames = plots.regret_frames(result, names)
         recorded = result.results[0].times
