@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -140,7 +141,14 @@ class DashboardApp(pn.viewable.Viewer):
     period_ms : int
         Period of the streaming callback in milliseconds (~10 frames per second).
     frame_seconds : float
-        Simulation time budget of one frame.
+        Largest simulation time budget of one frame.
+    frame_target : float
+        Wall time one frame should cost (simulation + snapshot + plot update): the simulation
+        budget of a frame is ``frame_target`` minus the measured cost of the rest (a moving
+        average), between ``min(0.01, frame_seconds)`` and ``frame_seconds``.
+    first_frame_seconds : float
+        Simulation budget of the first frame, computed inside the Run click itself (so the
+        plots show data as soon as Run returns, whatever T is).
     """
 
     config = param.ClassSelector(class_=Config, doc="The configuration model.")
@@ -152,6 +160,8 @@ class DashboardApp(pn.viewable.Viewer):
         autostart_timer: bool = True,
         period_ms: int = 100,
         frame_seconds: float = 0.05,
+        frame_target: float = 0.085,
+        first_frame_seconds: float = 0.02,
         **params: Any,
     ) -> None:
         config = config if config is not None else Config()
@@ -159,6 +169,9 @@ class DashboardApp(pn.viewable.Viewer):
         self.autostart_timer = autostart_timer
         self.period_ms = int(period_ms)
         self.frame_seconds = float(frame_seconds)
+        self.frame_target = float(frame_target)
+        self.first_frame_seconds = float(first_frame_seconds)
+        self._overhead = 0.0  # moving average of a frame's cost outside the simulation
         self._callback: Any = None
         self._tick_lock = threading.Lock()
         self._sim_id: int | None = None
@@ -350,6 +363,7 @@ class DashboardApp(pn.viewable.Viewer):
         for old in getattr(self, "plots", {}).values():
             old.close()
         names = list(self.config.algorithms)
+        problem = self.config.problem
         log = bool(self.config.log_axes)
         result = self.run_model.result
         horizon = self.run_model.horizon or self.config.horizon
@@ -380,11 +394,27 @@ class DashboardApp(pn.viewable.Viewer):
                 y_keys=("calls",),
                 **shared,
             ),
-            "surviving": LivePlot("surviving", plots.surviving_plot, result, patch=False),
+            "surviving": LivePlot(
+                "surviving",
+                lambda data: plots.surviving_plot(data, problem),
+                result,
+                frames=lambda data: plots.surviving_frames(data, problem),
+                title=plots.surviving_title,
+                y_keys=("arm", "arm_end"),
+                autoscale_x=True,
+                x_keys=("epoch", "epoch_end"),
+            ),
         }
         if self.config.problem == "semiparametric":
             self.plots["weights"] = LivePlot(
-                "weights", plots.design_weights_plot, result, patch=False
+                "weights",
+                plots.design_weights_plot,
+                result,
+                frames=plots.design_weights_frames,
+                title=plots.design_weights_title,
+                y_keys=("y1",),
+                autoscale_x=True,
+                x_keys=("x0", "x1"),
             )
             self.plots["pac"] = LivePlot(
                 "pac",
@@ -401,7 +431,13 @@ class DashboardApp(pn.viewable.Viewer):
                 y_keys=("nu",),
             )
         self.plots["wall"] = LivePlot(
-            "wall", lambda data: plots.wall_time_plot(data, names), result
+            "wall",
+            lambda data: plots.wall_time_plot(data, names),
+            result,
+            frames=lambda data: plots.wall_time_frames(data, names),
+            autoscale_x=True,
+            x_keys=("s0", "s1"),
+            x_pad=0.05,
         )
         self._event_counts: dict[str, int] | None = None
         self._events_shown = False
@@ -480,8 +516,14 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ actions
     def run(self) -> None:
-        """Run the current configuration from scratch (cancelling any previous run)."""
+        """Run the current configuration from scratch (cancelling any previous run).
+
+        The first frame is simulated inside this call (``first_frame_seconds``), so the
+        plots show data when Run returns, before the first timer tick.
+        """
         self.run_model.run()
+        if self.run_model.status == "running":
+            self.run_model.tick(self.first_frame_seconds)
         self._after_start()
         if self.run_model.status == "running":
             self._start_timer()
@@ -531,14 +573,26 @@ class DashboardApp(pn.viewable.Viewer):
         if not self._tick_lock.acquire(blocking=False):
             return False
         try:
-            changed = self.run_model.tick(self.frame_seconds)
+            budget = self.frame_budget()
+            start = time.perf_counter()
+            changed = self.run_model.tick(budget)
+            pushed = time.perf_counter()
             if changed:
                 self._push(full=self.run_model.status != "running")
+                end = time.perf_counter()
+                overhead = max(pushed - start - budget, 0.0) + (end - pushed)
+                self._overhead = 0.7 * self._overhead + 0.3 * overhead
             if self.run_model.status != "running":
                 self._stop_timer()
             return changed
         finally:
             self._tick_lock.release()
+
+    def frame_budget(self) -> float:
+        """Simulation seconds of the next frame: ``frame_target`` minus the measured cost of
+        the rest of a frame, within ``[min(0.01, frame_seconds), frame_seconds]``."""
+        low = min(0.01, self.frame_seconds)
+        return min(self.frame_seconds, max(low, self.frame_target - self._overhead))
 
     def load_lesson_preset(self) -> bool:
         """Apply the selected lesson's preset to the configuration; return whether it applied."""

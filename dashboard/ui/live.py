@@ -81,6 +81,14 @@ class LivePlot:
         HoloViews elements (fast path; see ``plots.regret_frames``).
     y_keys : tuple of str
         Columns of ``frames`` that set the y range.
+    x_keys : tuple of str
+        Columns of ``frames`` that set the x range when ``autoscale_x`` (default: the first
+        column of every layer).
+    x_pad : float
+        Fraction of the x extent added after the largest x (autoscale only).
+    title : callable, optional
+        ``title(data) -> str``: the figure title, updated in place with the data (for titles
+        that carry numbers, e.g. the epoch or the number of arms left).
     """
 
     def __init__(
@@ -95,11 +103,17 @@ class LivePlot:
         height: int = 320,
         frames: Callable[[Any], list[dict[str, np.ndarray]]] | None = None,
         y_keys: tuple[str, ...] = (),
+        x_keys: tuple[str, ...] = (),
+        x_pad: float = 0.0,
+        title: Callable[[Any], str] | None = None,
     ) -> None:
         self.name = name
         self.builder = builder
         self.frames = frames
         self.y_keys = y_keys
+        self.x_keys = x_keys
+        self.x_pad = float(x_pad)
+        self.title = title
         self.patch_enabled = patch
         self.autoscale_x = autoscale_x
         self.x_range = x_range
@@ -171,6 +185,11 @@ class LivePlot:
         for source, new in updates:
             source.data = new
         self._fit_frames(frames)
+        if self.title is not None:
+            text = self.title(data)
+            title = self.hv_plot.state.title
+            if title is not None and title.text != text:
+                title.text = text
         return True
 
     def _fit_frames(self, frames: list[dict[str, np.ndarray]]) -> None:
@@ -183,12 +202,16 @@ class LivePlot:
         lo, hi = (float(v.min()), float(v.max())) if v.size else (np.nan, np.nan)
         self._set_y(lo, hi, logy)
         if self.autoscale_x and frames:
-            first = next(iter(frames[0].values()))
-            x = np.asarray(first, dtype=float)
+            if self.x_keys:
+                columns = [f[k] for f in frames for k in self.x_keys if k in f]
+            else:
+                columns = [next(iter(f.values())) for f in frames if f]
+            x = np.concatenate([np.asarray(c, dtype=float).ravel() for c in columns] or [[]])
             x = x[np.isfinite(x)]
             x_range = self.hv_plot.state.x_range
             if x.size and isinstance(x_range, Range1d):
-                x_range.update(start=float(x.min()), end=float(max(x.max(), x.min() + 1)))
+                lo, hi = float(x.min()), float(max(x.max(), x.min() + 1))
+                x_range.update(start=lo, end=hi + self.x_pad * (hi - lo))
 
     def _set_y(self, lo: float, hi: float, logy: bool) -> None:
         y_range = self.hv_plot.handles.get("y_range")

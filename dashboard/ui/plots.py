@@ -33,7 +33,9 @@ __all__ = [
     "algorithm_colors",
     "complexity_frames",
     "complexity_plot",
+    "design_weights_frames",
     "design_weights_plot",
+    "design_weights_title",
     "oracle_timeline",
     "pac_plot",
     "rate_shape",
@@ -41,8 +43,11 @@ __all__ = [
     "regret_plot",
     "shift_frames",
     "shift_plot",
+    "surviving_frames",
     "surviving_plot",
+    "surviving_title",
     "timeline_frames",
+    "wall_time_frames",
     "wall_time_plot",
 ]
 
@@ -534,7 +539,7 @@ def _legend_names(names: Sequence[str]) -> Any:
 
 # ---------------------------------------------------------------------------- surviving arms
 _STATES = ("eliminated", "alive", "optimal, alive", "optimal, eliminated")
-_STATE_COLORS = ("#e6e6e6", "#6baed6", "#E69F00", "#D62728")
+_STATE_COLORS = ("#d9d9d9", "#6baed6", "#E69F00", "#D62728")
 
 
 def _elimination_events(result: Any) -> tuple[str | None, list[Any]]:
@@ -569,16 +574,19 @@ def _optimal_arms(result: Any) -> set[int]:
     return {int(a) for a in opt}
 
 
-def surviving_plot(result: Any) -> hv.HeatMap:
-    """Which arms are still alive at each SROQ epoch / SBE phase (run 1 of the first
-    eliminating algorithm): a raster arm x epoch, the optimal action's arms (cmab) or the best
-    arm (semiparametric) in orange, red if it was eliminated."""
-    name, events = _elimination_events(result)
-    problem = _spec(result).get("problem", "cmab")
-    n_arms = int(_spec(result).get("d" if problem == "cmab" else "K", 0))
+def _problem(result: Any, problem: str | None) -> str:
+    return problem or _spec(result).get("problem", "cmab")
+
+
+def surviving_frames(result: Any, problem: str | None = None) -> list[dict[str, np.ndarray]]:
+    """Column data of :func:`surviving_plot`'s four layers (one per state of
+    :data:`_STATES`): cells ``{epoch, arm, epoch_end, arm_end, start, alive}`` of width 1
+    centred on (epoch / phase number, arm)."""
+    _name, events = _elimination_events(result)
+    kind = _problem(result, problem)
+    n_arms = int(_spec(result).get("d" if kind == "cmab" else "K", 0))
     optimal = _optimal_arms(result)
-    kind = "epoch" if problem == "cmab" else "phase"
-    rows = []
+    cells: list[list[tuple[float, float, float, float]]] = [[] for _ in _STATES]
     for k, e in enumerate(events):
         alive = {int(a) for a in np.asarray(e.data["surviving"]).ravel()}
         n_arms = max(n_arms, max(alive, default=-1) + 1)
@@ -586,79 +594,139 @@ def surviving_plot(result: Any) -> hv.HeatMap:
         t0 = int(e.data.get("start", e.data.get("t_start", e.t)))
         for arm in range(n_arms):
             s = (1 if arm in alive else 0) + (2 if arm in optimal else 0)
-            s = {0: 0, 1: 1, 2: 3, 3: 2}[s]
-            rows.append((label, arm, s, _STATES[s], t0, len(alive)))
-    columns = list(zip(*rows)) if rows else [[] for _ in range(6)]
-    heat = hv.HeatMap(
-        tuple(np.asarray(c) for c in columns),
-        kdims=[hv.Dimension(kind, label=kind), hv.Dimension("arm", label="arm")],
-        vdims=["status", "state", hv.Dimension("start", label="starts at round"), "alive"],
-    )
+            cells[{0: 0, 1: 1, 2: 3, 3: 2}[s]].append((label, arm, t0, len(alive)))
+    frames = []
+    for rows in cells:
+        a = np.asarray(rows, dtype=float).reshape(-1, 4)
+        frames.append(
+            {
+                "epoch": a[:, 0] - 0.5,
+                "arm": a[:, 1] - 0.5,
+                "epoch_end": a[:, 0] + 0.5,
+                "arm_end": a[:, 1] + 0.5,
+                "start": a[:, 2],
+                "alive": a[:, 3],
+            }
+        )
+    return frames
+
+
+def surviving_title(result: Any) -> str:
+    """Title of :func:`surviving_plot` (it changes at every epoch / phase)."""
+    name, events = _elimination_events(result)
     if name is None:
-        title = "Surviving arms (run SROQ-CMAB or SBE)"
-    else:
-        last = len(np.asarray(events[-1].data["surviving"]).ravel())
-        title = f"Surviving arms: {name}, run 1 ({last} left)"
-    labels = sorted({row[0] for row in rows})
-    return heat.opts(
+        return "Surviving arms (run SROQ-CMAB or SBE)"
+    last = len(np.asarray(events[-1].data["surviving"]).ravel())
+    return f"Surviving arms: {name}, run 1 ({last} left)"
+
+
+def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
+    """Which arms are still alive at each SROQ epoch / SBE phase (run 1 of the first
+    eliminating algorithm): a raster arm x epoch, one layer per state (legend): alive (blue),
+    eliminated (grey), the optimal action's arms (cmab) or the best arm (semiparametric) in
+    orange, red if it was eliminated.  Rectangles (not a heat map) so a live plot can update
+    the cells in place at each new epoch."""
+    kind = "epoch" if _problem(result, problem) == "cmab" else "phase"
+    frames = surviving_frames(result, problem)
+    kdims = [
+        hv.Dimension("epoch", label=f"{kind} (SROQ epoch / SBE phase)"),
+        hv.Dimension("arm", label="arm"),
+        "epoch_end",
+        "arm_end",
+    ]
+    vdims = [hv.Dimension("start", label="starts at round"), hv.Dimension("alive", label="alive")]
+    layers = [
+        hv.Rectangles(frame, kdims=kdims, vdims=vdims, label=state, datatype=_DT).opts(
+            color=color, line_color="white", line_width=0.5, tools=["hover"], clone=False
+        )
+        for frame, state, color in zip(frames, _STATES, _STATE_COLORS)
+    ]
+    return hv.Overlay(layers).opts(
         **_base_opts(
-            title=title,
-            cmap=list(_STATE_COLORS),
-            clim=(-0.5, 3.5),
-            colorbar=False,
-            tools=["hover"],
+            title=surviving_title(result),
             show_grid=False,
-            line_color="white",
-            line_width=0.5 if n_arms <= 60 else 0,
-            xticks=labels if 0 < len(labels) <= 30 else None,
+            legend_position="right",
+            xlabel=f"{kind} number",
+            ylabel="arm",
         )
     )
 
 
 # ---------------------------------------------------------------------------- DEO weights
-def design_weights_plot(result: Any) -> hv.Bars:
-    """DEO design weights (Algorithm 1 of the semiparametric paper) of the latest SBE phase,
-    run 1, with Theorem 1's achieved norm against its bound 2 sqrt(d) in the title."""
-    ev = None
-    name = None
+_ROLES = (("best arm", "#E69F00"), ("anchor x_1", "#7F7F7F"), ("other arms", "#0072B2"))
+
+
+def _latest_design(result: Any) -> tuple[str | None, Any]:
+    """The algorithm and the latest phase event carrying DEO ``weights`` (run 1)."""
     if result is not None:
         for r in result.results:
             if not r.events:
                 continue
             evs = [e for e in r.events[0] if e.kind == "phase" and "weights" in e.data]
             if evs:
-                ev, name = evs[-1], r.algorithm
-                break
+                return r.algorithm, evs[-1]
+    return None, None
+
+
+def design_weights_frames(result: Any) -> list[dict[str, np.ndarray]]:
+    """Column data of :func:`design_weights_plot`'s three layers (best arm, anchor, other
+    arms): bars ``{x0, y0, x1, y1, arm_id, p}`` of width 0.8 centred on the arm."""
+    _name, ev = _latest_design(result)
+    w = np.zeros(0) if ev is None else np.asarray(ev.data["weights"], dtype=float).ravel()
+    arms = np.arange(w.size)
     best = _optimal_arms(result)
-    if ev is None:
-        arms, w = np.zeros(0, dtype=int), np.zeros(0)
-        title = "DEO design weights (choose SBE)"
-    else:
-        w = np.asarray(ev.data["weights"], dtype=float).ravel()
-        arms = np.arange(w.size)
-        phase = ev.data.get("phase", "?")
-        title = f"DEO weights ({name}, phase {phase})"
-        norm, bound = ev.data.get("max_norm_to_anchor"), ev.data.get("bound_2_sqrt_d")
-        if norm is not None and bound is not None:
-            ok = "≤" if float(norm) <= float(bound) + 1e-9 else ">"
-            title += f"\nTheorem 1: max norm {float(norm):.2f} {ok} 2√d = {float(bound):.2f}"
     anchor = int(ev.data.get("anchor", -1)) if ev is not None else -1
-    role = np.array(
-        ["best arm" if a in best else ("anchor" if a == anchor else "other") for a in arms]
-    )
-    return hv.Bars(
-        (arms, w, role),
-        kdims=[hv.Dimension("arm", label="arm")],
-        vdims=[hv.Dimension("weight", label="design weight p_i"), "role"],
-    ).opts(
-        **_base_opts(
-            title=title,
-            color=hv.dim("role").categorize(
-                {"best arm": "#E69F00", "anchor": "#7F7F7F", "other": "#0072B2"}, default="#0072B2"
-            ),
-            tools=["hover"],
-            ylim=(0, None),
+    role = np.array([0 if a in best else (1 if a == anchor else 2) for a in arms], dtype=int)
+    frames = []
+    for k in range(len(_ROLES)):
+        sel = role == k
+        x = arms[sel].astype(float)
+        frames.append(
+            {
+                "x0": x - 0.4,
+                "y0": np.zeros(x.size),
+                "x1": x + 0.4,
+                "y1": w[sel],
+                "arm_id": x,
+                "p": w[sel],
+            }
         )
+    return frames
+
+
+def design_weights_title(result: Any) -> str:
+    """Title of :func:`design_weights_plot`: phase and Theorem 1's check."""
+    name, ev = _latest_design(result)
+    if ev is None:
+        return "DEO design weights (choose SBE)"
+    title = f"DEO weights ({name}, phase {ev.data.get('phase', '?')})"
+    norm, bound = ev.data.get("max_norm_to_anchor"), ev.data.get("bound_2_sqrt_d")
+    if norm is not None and bound is not None:
+        ok = "≤" if float(norm) <= float(bound) + 1e-9 else ">"
+        title += f"; Theorem 1: max norm {float(norm):.2f} {ok} 2√d = {float(bound):.2f}"
+    return title
+
+
+def design_weights_plot(result: Any) -> hv.Overlay:
+    """DEO design weights (Algorithm 1 of the semiparametric paper) of the latest SBE phase,
+    run 1, with Theorem 1's achieved norm against its bound 2 sqrt(d) in the title.  Bars are
+    rectangles, one layer per role (legend: best arm, anchor x_1, other arms), so a live plot
+    updates them in place."""
+    kdims = [
+        hv.Dimension("x0", label="arm"),
+        hv.Dimension("y0", label="design weight p_i"),
+        "x1",
+        "y1",
+    ]
+    vdims = [hv.Dimension("arm_id", label="arm"), hv.Dimension("p", label="p_i")]
+    layers = [
+        hv.Rectangles(frame, kdims=kdims, vdims=vdims, label=role, datatype=_DT).opts(
+            color=color, line_alpha=0, tools=["hover"], clone=False
+        )
+        for frame, (role, color) in zip(design_weights_frames(result), _ROLES)
+    ]
+    return hv.Overlay(layers).opts(
+        **_base_opts(title=design_weights_title(result), legend_position="top_right")
     )
 
 
@@ -749,32 +817,78 @@ def pac_plot(
     )
 
 
-def wall_time_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.Bars:
-    """Wall time per algorithm (summed over runs), split into time inside oracle calls /
-    expensive computations and the rest of the simulation (stacked bars)."""
-    names = _names(result, algorithms)
+def _wall_parts(result: Any) -> tuple[str, str]:
     problem = _spec(result).get("problem", "cmab")
     inside = "oracle calls" if problem == "cmab" else "expensive computations"
-    rows = []
-    for name in names:
+    return inside, "rest of the simulation"
+
+
+def wall_time_frames(
+    result: Any, algorithms: Sequence[str] | None = None
+) -> list[dict[str, np.ndarray]]:
+    """Column data of :func:`wall_time_plot`'s two layers (time inside oracle calls /
+    expensive computations, then the rest): horizontal bars
+    ``{s0, row, s1, row_end, seconds}``, one row per algorithm (first on top)."""
+    names = _names(result, algorithms)
+    n = len(names)
+    inside, rest = np.zeros(n), np.zeros(n)
+    for i, name in enumerate(names):
         r = _get(result, name)
         wall = float(np.sum(r.wall_seconds)) if r is not None else 0.0
         oracle = float(np.sum(r.oracle_seconds)) if r is not None else 0.0
-        oracle = min(oracle, wall) if wall > 0 else oracle
-        rows.append((name, inside, oracle))
-        rows.append((name, "rest of the simulation", max(wall - oracle, 0.0)))
-    columns = list(zip(*rows)) if rows else [[], [], []]
-    return hv.Bars(
-        tuple(list(c) for c in columns),
-        kdims=[hv.Dimension("algorithm", label="algorithm"), hv.Dimension("part", label="part")],
-        vdims=[hv.Dimension("seconds", label="wall time (s)")],
-    ).opts(
+        inside[i] = min(oracle, wall) if wall > 0 else oracle
+        rest[i] = max(wall - inside[i], 0.0)
+    row = (n - 1 - np.arange(n)).astype(float)
+    return [
+        {
+            "s0": np.zeros(n),
+            "row": row - 0.35,
+            "s1": inside,
+            "row_end": row + 0.35,
+            "seconds": inside,
+        },
+        {
+            "s0": inside,
+            "row": row - 0.35,
+            "s1": inside + rest,
+            "row_end": row + 0.35,
+            "seconds": rest,
+        },
+    ]
+
+
+def wall_time_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.Overlay:
+    """Wall time per algorithm (summed over runs), split into time inside oracle calls /
+    expensive computations (orange) and the rest of the simulation (light blue): stacked
+    horizontal bars, one row per algorithm (named on the y axis), updated in place."""
+    names = _names(result, algorithms)
+    parts = _wall_parts(result)
+    kdims = [
+        hv.Dimension("s0", label="wall time (s), summed over runs"),
+        hv.Dimension("row", label="algorithm"),
+        "s1",
+        "row_end",
+    ]
+    layers = [
+        hv.Rectangles(
+            frame,
+            kdims=kdims,
+            vdims=[hv.Dimension("seconds", label="wall time (s)")],
+            label=part,
+            datatype=_DT,
+        ).opts(color=color, line_alpha=0, tools=["hover"], clone=False)
+        for frame, part, color in zip(
+            wall_time_frames(result, names), parts, ("#D55E00", "#9ecae1")
+        )
+    ]
+    n = len(names)
+    return hv.Overlay(layers).opts(
         **_base_opts(
             title="Wall time: oracle vs the rest",
-            stacked=True,
-            cmap={inside: "#D55E00", "rest of the simulation": "#9ecae1"},
-            tools=["hover"],
-            legend_position="top_right",
+            legend_position="bottom_right",
             show_grid=False,
+            yticks=[(n - 1 - i, name) for i, name in enumerate(names)],
+            ylim=(-0.6, max(n, 1) - 0.4),
+            ylabel="",
         )
     )

@@ -12,6 +12,7 @@ from bokeh.document import Document
 from bokeh.model import Model
 
 from dashboard.simulation import Simulation
+from dashboard.ui import plots
 from dashboard.ui.app import DashboardApp, create_app
 
 HOOKS = [
@@ -201,6 +202,9 @@ def test_run_reset_cycles_of_the_app_leak_no_models_or_simulations():
     def cycle():
         app.run()
         app.tick()
+        # a full re-render: the fallback when a layer structure changes (PAC's first estimate)
+        live = app.plots["surviving"]
+        live._render(live.builder(live.pipe.data))
         app.reset()
 
     for _ in range(2):
@@ -211,7 +215,7 @@ def test_run_reset_cycles_of_the_app_leak_no_models_or_simulations():
     after = live_objects()
     grown = {k: after[k] - before[k] for k in after if after[k] > before[k]}
     assert grown == {}, grown
-    assert app.plots["surviving"].renders > 10  # the heat map really re-rendered each cycle
+    assert app.plots["surviving"].renders > 10  # really re-rendered each cycle
 
 
 def test_configuration_round_trips_through_the_url():
@@ -302,3 +306,52 @@ def test_lesson_query_for_a_missing_lesson_explains_and_changes_nothing():
     assert app.config.preset() == before and app.run_model.status == "idle"
     app.apply_query({})  # no lesson key: nothing happens
     assert app.lesson_select.value == ""
+
+
+# ---------------------------------------------------------------------------- speed (no timing)
+def test_run_shows_a_first_frame_at_once_for_a_long_horizon():
+    """T = 10^5: Run itself simulates a first short frame, the first tick adds more."""
+    app = DashboardApp(autostart_timer=False, frame_seconds=0.02, first_frame_seconds=0.01)
+    app.config.param.update(d=6, m=2, horizon=100_000, runs=2)
+    app.__panel__().get_root(Document())
+    app.run()
+    regret = app.plots["regret"]
+    first = app.run_model.t
+    assert first > 0 and regret.pipe.data.t == first  # data before any tick
+    source = regret.hv_plot.state.select_one({"name": "regret-CUCB"}).data_source
+    assert len(source.data["t"]) > 0
+    assert app.tick() and app.run_model.t > first
+    assert source.data["t"][-1] == regret.pipe.data.results[0].times[-1]
+    assert app.run_model.status == "running" and app.run_model.t < 100_000
+
+
+def test_frame_budget_leaves_room_for_the_plot_update():
+    app = DashboardApp(autostart_timer=False, frame_seconds=0.06, frame_target=0.09)
+    assert app.frame_budget() == 0.06  # nothing measured yet
+    app._overhead = 0.05
+    assert app.frame_budget() == pytest.approx(0.04)
+    app._overhead = 1.0
+    assert app.frame_budget() == 0.01  # never starves the simulation
+
+
+def test_event_plots_update_in_place_at_new_epochs_and_phases():
+    app = small_app(problem="semiparametric", d=3, K=8, horizon=4000, algorithms=["SBE"])
+    app.__panel__().get_root(Document())
+    app.run()
+    while app.run_model.status == "running":
+        app.tick()
+    phases = [e for e in app.run_model.result.results[0].events[0] if e.kind == "phase"]
+    assert len(phases) >= 2
+    for key in ("surviving", "weights", "wall"):
+        live = app.plots[key]
+        assert live.renders == 1, key  # new epochs / phases patched the sources, no re-render
+    weights = app.plots["weights"]
+    assert weights.figure.title.text == plots.design_weights_title(app.run_model.result)
+    total = sum(sum(s.data["p"]) for s in weights.sources())
+    assert total == pytest.approx(1.0)
+    surviving = app.plots["surviving"]
+    cells = sum(len(s.data["arm"]) for s in surviving.sources())
+    assert cells == 8 * len(phases)
+    assert surviving.figure.x_range.end == pytest.approx(
+        phases[-1].data.get("phase", len(phases)) + 0.5
+    )

@@ -122,11 +122,24 @@ def test_timeline_complexity_and_wall_time(cmab_result):
     assert "cumulative oracle calls" in figure(complexity).yaxis[0].axis_label
 
     wall = plots.wall_time_plot(cmab_result)
-    assert isinstance(wall, hv.Bars) and wall.vdims[0].label == "wall time (s)"
-    totals = {
-        a: wall.select(algorithm=a).dimension_values("seconds").sum() for a in ("CUCB", "SROQ-CMAB")
+    assert [type(x) for x in wall] == [hv.Rectangles, hv.Rectangles]
+    assert [x.label for x in wall] == ["oracle calls", "rest of the simulation"]
+    assert wall.get(0).vdims[0].label == "wall time (s)"
+    assert wall.get(0).kdims[0].label.startswith("wall time (s)")
+    inside, rest = plots.wall_time_frames(cmab_result)
+    for k, name in enumerate(["CUCB", "AROQ-CMAB", "SROQ-CMAB"]):
+        assert inside["row"][k] + 0.35 == pytest.approx(2 - k)  # first algorithm on top
+        r = cmab_result[name]
+        # the two stacked parts add up to the algorithm's wall time, the first is the oracle's
+        assert rest["s1"][k] == pytest.approx(r.wall_seconds.sum())
+        assert inside["s1"][k] == pytest.approx(min(r.oracle_seconds.sum(), r.wall_seconds.sum()))
+        assert rest["s0"][k] == inside["s1"][k]
+    wall_fig = figure(wall)
+    assert dict(wall_fig.yaxis[0].major_label_overrides) == {
+        2: "CUCB",
+        1: "AROQ-CMAB",
+        0: "SROQ-CMAB",
     }
-    assert totals["CUCB"] == pytest.approx(cmab_result["CUCB"].wall_seconds.sum())
 
 
 def test_timeline_is_downsampled_for_a_long_cucb_run():
@@ -147,34 +160,44 @@ def test_timeline_is_downsampled_for_a_long_cucb_run():
 
 
 def test_surviving_arms_raster_marks_optimal_action(cmab_result):
-    heat = plots.surviving_plot(cmab_result)
-    assert isinstance(heat, hv.HeatMap)
-    assert [d.label for d in heat.kdims] == ["epoch", "arm"]
+    raster = plots.surviving_plot(cmab_result)
+    assert [x.label for x in raster] == list(plots._STATES)  # one layer (legend entry) per state
+    assert raster.get(0).kdims[1].label == "arm"
     events = [e for e in cmab_result["SROQ-CMAB"].events[0] if e.kind == "epoch"]
     assert events, "SROQ records epoch events"
     optimal = set(cmab_result.instance["optimal_action"])  # arm indices of the best action
     assert len(optimal) == 2
     last = events[-1]
     label = int(last.data["epoch"])
-    cells = heat.select(epoch=label)
-    status = dict(zip(cells.dimension_values("arm"), cells.dimension_values("status")))
+    frames = plots.surviving_frames(cmab_result)
+    state = {}
+    for s, frame in enumerate(frames):
+        for x, arm in zip(frame["epoch"] + 0.5, frame["arm"] + 0.5):
+            if x == label:
+                state[int(arm)] = s
+    assert sorted(state) == list(range(8))  # every arm has exactly one cell per epoch
     alive = set(np.asarray(last.data["surviving"]).tolist())
-    for arm, s in status.items():
+    for arm, s in state.items():
         assert (s in (1, 2)) == (arm in alive)
         assert (s in (2, 3)) == (arm in optimal)
-    figure(heat)
+    assert plots.surviving_title(cmab_result).endswith(f"({len(alive)} left)")
+    figure(raster)
 
 
 def test_semiparametric_plots(sp_sim):
     res = sp_sim.result()
     weights = plots.design_weights_plot(res)
-    assert isinstance(weights, hv.Bars)
+    assert [x.label for x in weights] == ["best arm", "anchor x_1", "other arms"]
     phases = [e for e in res["SBE"].events[0] if e.kind == "phase"]
-    w = weights.dimension_values("weight")
+    frames = plots.design_weights_frames(res)
+    arms = np.concatenate([f["arm_id"] for f in frames])
+    w = np.concatenate([f["y1"] for f in frames])[np.argsort(arms)]
     np.testing.assert_allclose(w, phases[-1].data["weights"])
     assert w.sum() == pytest.approx(1.0)
+    assert list(frames[0]["arm_id"]) == [res.instance["best_arm"]] or len(frames[0]["arm_id"]) == 0
     title = hv.Store.lookup_options("bokeh", weights, "plot").kwargs["title"]
     assert "2√d" in title and f"phase {phases[-1].data['phase']}" in title
+    assert title == plots.design_weights_title(res)
 
     X, theta = (np.asarray(sp_sim.built[0].X), np.asarray(sp_sim.built[0].theta))
     pac = plots.pac_plot(res, X, theta)
