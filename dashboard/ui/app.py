@@ -84,8 +84,18 @@ _CAPTIONS = {
     "wall": "Seconds spent inside oracle calls / expensive computations vs the rest.",
 }
 
+#: Page CSS: projector-sized widgets (Bokeh widgets read ``--bokeh-font-size`` through their
+#: shadow roots; custom properties inherit), Markdown at 15px.
 _CSS = """
+:root { --bokeh-font-size: 15px; }
 .bk-panel-models-markup-HTML, .markdown { font-size: 15px; }
+"""
+
+#: Lesson text headings sized for a 430 px column (the browser default h1 is 2em of 15px).
+_LESSON_CSS = """
+h1 { font-size: 25px; line-height: 1.2; margin-top: 4px; }
+h2 { font-size: 20px; margin-top: 18px; }
+h3 { font-size: 17px; }
 """
 
 
@@ -294,6 +304,7 @@ class DashboardApp(pn.viewable.Viewer):
             plugins=[_dollarmath],
             sizing_mode="stretch_width",
             styles={"font-size": "15px"},
+            stylesheets=[_LESSON_CSS],
             css_classes=["lesson-text"],
         )
         self.lesson_select.param.watch(self._on_lesson, "value")
@@ -458,7 +469,7 @@ class DashboardApp(pn.viewable.Viewer):
             cards.append(
                 pn.Column(
                     pane,
-                    pn.pane.Markdown(caption, styles={"font-size": "14px"}, margin=(0, 10)),
+                    pn.pane.Markdown(caption, styles={"font-size": "15px"}, margin=(0, 10)),
                     sizing_mode="stretch_width",
                 )
             )

@@ -22,7 +22,8 @@ from typing import Any
 
 import holoviews as hv
 import numpy as np
-from bokeh.models import NumeralTickFormatter
+from bokeh.core.properties import value
+from bokeh.models import BasicTicker, NumeralTickFormatter
 
 from ..algorithms.registry import ALGORITHMS
 
@@ -146,6 +147,25 @@ def _thin(n: int, most: int) -> np.ndarray:
     if n <= most:
         return np.arange(n)
     return np.unique(np.r_[np.linspace(0, n - 1, most).round().astype(int), n - 1])
+
+
+def _legend_stub(frame: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """An empty layer gets one NaN row: Bokeh draws no legend swatch for an empty source, and
+    a legend that is a key (states, roles, line styles) should list every entry."""
+    if all(len(v) == 0 for v in frame.values()):
+        return {k: np.full(1, np.nan) for k in frame}
+    return frame
+
+
+def _integer_ticks(*axes: str) -> Any:
+    """A HoloViews hook: integer ticks (epochs, phases, arms) on the given axes."""
+
+    def hook(plot: Any, _element: Any) -> None:
+        for axis in axes:
+            for ax in getattr(plot.state, f"{axis}axis"):
+                ax.ticker = BasicTicker(min_interval=1, desired_num_ticks=10)
+
+    return hook
 
 
 def _overlay(layers: list[Any], kdim: Any = None, vdim: Any = None) -> hv.Overlay:
@@ -439,7 +459,7 @@ def complexity_frames(
         frames.append({"t": t, "calls": _positive(q)})
         frames.append({"t": t, "calls": _positive(a)})
     if names:  # the line-style key of the legend (empty: drawn in the legend only)
-        frames += [{"t": np.zeros(0), "calls": np.zeros(0)} for _ in _STYLE_KEY]
+        frames += [_legend_stub({"t": np.zeros(0), "calls": np.zeros(0)}) for _ in _STYLE_KEY]
     T = float(result.horizon) if result is not None else 0.0
     rt = np.array([1.0, T]) if T >= 1 else np.zeros(0)
     frames.append({"t": rt, "calls": rt.copy()})
@@ -532,7 +552,7 @@ def _legend_names(names: Sequence[str]) -> Any:
                 label = item.label.get("value") if isinstance(item.label, dict) else None
                 label = label if label is not None else getattr(item.label, "value", None)
                 if label in renames:
-                    item.label = renames[label]
+                    item.label = value(renames[label])  # a value, not a column name
 
     return hook
 
@@ -581,7 +601,8 @@ def _problem(result: Any, problem: str | None) -> str:
 def surviving_frames(result: Any, problem: str | None = None) -> list[dict[str, np.ndarray]]:
     """Column data of :func:`surviving_plot`'s four layers (one per state of
     :data:`_STATES`): cells ``{epoch, arm, epoch_end, arm_end, start, alive}`` of width 1
-    centred on (epoch / phase number, arm)."""
+    centred on (epoch / phase number, arm); a state without cells has one NaN row (its
+    legend swatch)."""
     _name, events = _elimination_events(result)
     kind = _problem(result, problem)
     n_arms = int(_spec(result).get("d" if kind == "cmab" else "K", 0))
@@ -599,14 +620,16 @@ def surviving_frames(result: Any, problem: str | None = None) -> list[dict[str, 
     for rows in cells:
         a = np.asarray(rows, dtype=float).reshape(-1, 4)
         frames.append(
-            {
-                "epoch": a[:, 0] - 0.5,
-                "arm": a[:, 1] - 0.5,
-                "epoch_end": a[:, 0] + 0.5,
-                "arm_end": a[:, 1] + 0.5,
-                "start": a[:, 2],
-                "alive": a[:, 3],
-            }
+            _legend_stub(
+                {
+                    "epoch": a[:, 0] - 0.5,
+                    "arm": a[:, 1] - 0.5,
+                    "epoch_end": a[:, 0] + 0.5,
+                    "arm_end": a[:, 1] + 0.5,
+                    "start": a[:, 2],
+                    "alive": a[:, 3],
+                }
+            )
         )
     return frames
 
@@ -648,6 +671,7 @@ def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
             legend_position="right",
             xlabel=f"{kind} number",
             ylabel="arm",
+            hooks=[_integer_ticks("x", "y")],
         )
     )
 
@@ -670,7 +694,8 @@ def _latest_design(result: Any) -> tuple[str | None, Any]:
 
 def design_weights_frames(result: Any) -> list[dict[str, np.ndarray]]:
     """Column data of :func:`design_weights_plot`'s three layers (best arm, anchor, other
-    arms): bars ``{x0, y0, x1, y1, arm_id, p}`` of width 0.8 centred on the arm."""
+    arms): bars ``{x0, y0, x1, y1, arm_id, p}`` of width 0.8 centred on the arm (one NaN
+    row for a role without arms: its legend swatch)."""
     _name, ev = _latest_design(result)
     w = np.zeros(0) if ev is None else np.asarray(ev.data["weights"], dtype=float).ravel()
     arms = np.arange(w.size)
@@ -682,14 +707,16 @@ def design_weights_frames(result: Any) -> list[dict[str, np.ndarray]]:
         sel = role == k
         x = arms[sel].astype(float)
         frames.append(
-            {
-                "x0": x - 0.4,
-                "y0": np.zeros(x.size),
-                "x1": x + 0.4,
-                "y1": w[sel],
-                "arm_id": x,
-                "p": w[sel],
-            }
+            _legend_stub(
+                {
+                    "x0": x - 0.4,
+                    "y0": np.zeros(x.size),
+                    "x1": x + 0.4,
+                    "y1": w[sel],
+                    "arm_id": x,
+                    "p": w[sel],
+                }
+            )
         )
     return frames
 
@@ -726,7 +753,11 @@ def design_weights_plot(result: Any) -> hv.Overlay:
         for frame, (role, color) in zip(design_weights_frames(result), _ROLES)
     ]
     return hv.Overlay(layers).opts(
-        **_base_opts(title=design_weights_title(result), legend_position="top_right")
+        **_base_opts(
+            title=design_weights_title(result),
+            legend_position="top_right",
+            hooks=[_integer_ticks("x")],
+        )
     )
 
 

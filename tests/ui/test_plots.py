@@ -35,10 +35,10 @@ def style(element, key):
 
 
 def legend_text(item) -> str:
-    """A Bokeh LegendItem's text (a plain string or a ``value(...)`` spec)."""
+    """A Bokeh LegendItem's text, which must be a ``value(...)`` spec: Bokeh reads a plain
+    string as a column name ("Bad column name on label" in the browser console)."""
     label = item.label
-    if isinstance(label, str):
-        return label
+    assert not isinstance(label, str), f"legend label {label!r} is a column name"
     return label["value"] if isinstance(label, dict) else label.value
 
 
@@ -181,6 +181,11 @@ def test_surviving_arms_raster_marks_optimal_action(cmab_result):
         assert (s in (1, 2)) == (arm in alive)
         assert (s in (2, 3)) == (arm in optimal)
     assert plots.surviving_title(cmab_result).endswith(f"({len(alive)} left)")
+    # the legend is a key of every state, even those without cells (no arm eliminated yet)
+    empty = plots.surviving_frames(None)
+    assert all(np.isnan(f["arm"]).all() and len(f["arm"]) == 1 for f in empty)
+    legend = figure(plots.surviving_plot(None)).legend[0].items
+    assert [legend_text(i) for i in legend] == list(plots._STATES)
     figure(raster)
 
 
@@ -191,10 +196,11 @@ def test_semiparametric_plots(sp_sim):
     phases = [e for e in res["SBE"].events[0] if e.kind == "phase"]
     frames = plots.design_weights_frames(res)
     arms = np.concatenate([f["arm_id"] for f in frames])
-    w = np.concatenate([f["y1"] for f in frames])[np.argsort(arms)]
+    w = np.concatenate([f["y1"] for f in frames])
+    w = w[np.isfinite(arms)][np.argsort(arms[np.isfinite(arms)])]  # NaN: legend stub
     np.testing.assert_allclose(w, phases[-1].data["weights"])
     assert w.sum() == pytest.approx(1.0)
-    assert list(frames[0]["arm_id"]) == [res.instance["best_arm"]] or len(frames[0]["arm_id"]) == 0
+    assert list(frames[0]["arm_id"]) == [res.instance["best_arm"]]
     title = hv.Store.lookup_options("bokeh", weights, "plot").kwargs["title"]
     assert "2√d" in title and f"phase {phases[-1].data['phase']}" in title
     assert title == plots.design_weights_title(res)
