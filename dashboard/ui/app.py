@@ -15,10 +15,12 @@ Stable hooks for browser tests (CSS classes): ``run-button``, ``pause-button``,
 ``error-alert`` (configuration problems as a warning, a failed run as a danger alert),
 ``lesson-select``, ``load-preset-button``, ``download-csv``; the welcome card shown before
 anything has run: ``welcome-card``, ``start-lesson-button`` (starts lesson 1) and one
-``lesson-start-button`` plus ``lesson-start-<N>`` per lesson.  Every plot pane carries a CSS
-class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's mean curves are
-Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose ``data_source`` holds the
-columns ``t`` and ``regret`` (find them with
+``lesson-start-button`` plus ``lesson-start-<N>`` per lesson; the collapsed "Algorithm
+constants" card ``constants-card`` (one widget per constant, CSS class
+``constant-<algorithm>-<name>``, its inline message ``constants-alert``).  Every plot pane
+carries a CSS class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's
+mean curves are Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose
+``data_source`` holds the columns ``t`` and ``regret`` (find them with
 ``Bokeh.documents[0].get_model_by_name("regret-CUCB")``).
 """
 
@@ -38,7 +40,7 @@ from bokeh.models import Range1d
 
 from . import plots
 from .live import LivePlot
-from .model import MAX_ALGORITHMS, SPEEDS, Config, RunModel
+from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
 
@@ -64,6 +66,7 @@ URL_PARAMETERS: dict[str, str] = {
         "seed",
         "speed",
         "log_axes",
+        "constants",
     )
 }
 
@@ -310,6 +313,95 @@ class DashboardApp(pn.viewable.Viewer):
         self.lesson_select.param.watch(self._on_lesson, "value")
         self.load_preset_button.on_click(lambda _e: self.load_lesson_preset())
         self.welcome = self._welcome_card()
+        self._constant_widgets: dict[tuple[str, str], Any] = {}
+        self._syncing_constants = False
+        self.constants_alert = pn.pane.Alert(
+            "", alert_type="warning", css_classes=["constants-alert"], visible=False
+        )
+        self.constants_reset = pn.widgets.Button(
+            label="All constants to the papers' defaults",
+            color="default",
+            css_classes=["constants-reset-button"],
+        )
+        self.constants_reset.on_click(lambda _e: setattr(self.config, "constants", None))
+        self.constants_body = pn.Column(sizing_mode="stretch_width", margin=0)
+        self.constants_card = pn.Card(
+            pn.pane.Markdown(
+                "Constants the papers leave open (see docs/DIFFERENCES.md). Changed values "
+                "go into the link and the preset.",
+                styles={"font-size": "14px"},
+            ),
+            self.constants_body,
+            self.constants_alert,
+            self.constants_reset,
+            title="Algorithm constants",
+            collapsed=True,
+            css_classes=["constants-card"],
+            sizing_mode="stretch_width",
+        )
+        self._build_constant_widgets()
+        self.config.param.watch(self._on_constants_param, ["constants"])
+
+    def _constant_widget(self, algorithm: str, knob: Knob) -> Any:
+        value = self.config.constant(algorithm, knob.name)
+        css = [f"constant-{algorithm}-{knob.name}".replace(" ", "-")]
+        if knob.kind == "choice":
+            widget = pn.widgets.Select(
+                label=knob.label, options=list(knob.choices), value=value, css_classes=css
+            )
+        elif knob.kind == "int":
+            widget = pn.widgets.IntInput(
+                label=knob.label, value=value, placeholder="auto", css_classes=css
+            )
+        else:
+            widget = pn.widgets.FloatInput(label=knob.label, value=value, step=0.05, css_classes=css)
+        widget.sizing_mode = "stretch_width"
+
+        def changed(event: Any, algorithm: str = algorithm, name: str = knob.name) -> None:
+            if not self._syncing_constants:
+                self.config.set_constant(algorithm, name, event.new)
+
+        widget.param.watch(changed, "value")
+        return widget
+
+    def _build_constant_widgets(self) -> None:
+        """One group of widgets per chosen algorithm that has constants (CONSTANTS)."""
+        self._constant_widgets = {}
+        groups: list[Any] = []
+        for algorithm in self.config.algorithms:
+            knobs = CONSTANTS.get(algorithm, ())
+            if not knobs:
+                continue
+            groups.append(pn.pane.Markdown(f"**{algorithm}**", margin=(8, 10, 0, 10)))
+            for knob in knobs:
+                widget = self._constant_widget(algorithm, knob)
+                self._constant_widgets[(algorithm, knob.name)] = widget
+                groups.append(widget)
+        if not groups:
+            groups = [pn.pane.Markdown("The chosen algorithms have no open constants.")]
+        self.constants_body.objects = groups
+        self._show_constant_errors()
+
+    def _on_constants_param(self, *_: Any) -> None:
+        """The constants changed (URL, preset, reset button): show them in the widgets."""
+        self._syncing_constants = True
+        try:
+            for (algorithm, name), widget in self._constant_widgets.items():
+                value = self.config.constant(algorithm, name)
+                if widget.value != value:
+                    widget.value = value
+        finally:
+            self._syncing_constants = False
+        self._show_constant_errors()
+
+    def _show_constant_errors(self) -> None:
+        errors = self.config._check_constants()
+        self.constants_alert.param.update(
+            object=" ".join(errors) + (" Fix this to enable Run." if errors else ""),
+            visible=bool(errors),
+        )
+        if errors:
+            self.constants_card.collapsed = False  # an invalid value never hides
 
     def _welcome_card(self) -> pn.Column:
         """The card shown in the main area while nothing has run: one click starts a lesson
@@ -497,6 +589,7 @@ class DashboardApp(pn.viewable.Viewer):
             pn.pane.Markdown("Playback speed", margin=(0, 10)),
             self.speed_select,
             self.log_toggle,
+            self.constants_card,
             pn.layout.Divider(),
             pn.Row(self.run_button, self.pause_button, sizing_mode="stretch_width"),
             pn.Row(self.step_button, self.reset_button, sizing_mode="stretch_width"),
@@ -611,7 +704,8 @@ class DashboardApp(pn.viewable.Viewer):
         if lesson is None:
             return False
         try:
-            self.config.apply_preset(dict(lesson.preset))
+            # a lesson starts from the papers' constants unless its preset sets some
+            self.config.apply_preset({"constants": None, **dict(lesson.preset)})
         except ValueError as exc:
             self._show_alert(str(exc), "danger")
             return False
@@ -746,6 +840,7 @@ class DashboardApp(pn.viewable.Viewer):
             self.config.algorithms = list(event.new)
 
     def _on_algorithms_param(self, event: Any) -> None:
+        self._build_constant_widgets()
         if list(event.new) != list(self.algorithm_select.value):
             options = list(self.config.algorithm_options)
             extra = [a for a in event.new if a not in options]
@@ -759,6 +854,8 @@ class DashboardApp(pn.viewable.Viewer):
         options = list(c.algorithm_options)
         extra = [a for a in c.algorithms if a not in options]
         self.algorithm_select.param.update(options=options + extra, value=list(c.algorithms))
+        if hasattr(self, "constants_alert"):
+            self._show_constant_errors()
         self._on_status()
 
     def _on_names(self, *_: Any) -> None:

@@ -19,8 +19,10 @@ Two classes, both testable headless:
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,11 +33,14 @@ from ..simulation.runner import MAX_HORIZON, Simulation
 from ..simulation.specs import ProblemSpec, make_spec
 
 __all__ = [
+    "CONSTANTS",
     "DEFAULT_ALGORITHMS",
     "MAX_ALGORITHMS",
+    "OPTIONAL_PRESET_KEYS",
     "PRESET_KEYS",
     "SPEEDS",
     "Config",
+    "Knob",
     "RunModel",
 ]
 
@@ -49,6 +54,121 @@ DEFAULT_ALGORITHMS: dict[str, tuple[str, ...]] = {
     "cmab/general": ("SDCB", "AROQ-GR-CMAB", "SROQ-GR-CMAB"),
     "semiparametric": ("SBE", "BOSE", "SP-TS", "LinUCB"),
 }
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One constant of an algorithm that the papers leave open (GUIDE section 3), exposed in
+    the sidebar's "Algorithm constants" card and passed to the policy's constructor.
+
+    Attributes
+    ----------
+    name : str
+        The constructor keyword (``C``, ``M``, ``grid``, ``c``, ``delta``, ``n_rule`` ...).
+    label : str
+        Widget label (the paper's name and meaning).
+    kind : str
+        ``"float"``, ``"int"`` or ``"choice"``.
+    default : object
+        The constructor's default (``None``: chosen by the algorithm from T, e.g. SROQ's M).
+    low, high : float or None
+        Allowed open interval ``(low, high)`` for floats; inclusive ``[low, high]`` for ints.
+    choices : tuple of str
+        Allowed values of a ``"choice"``.
+    """
+
+    name: str
+    label: str
+    kind: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def check(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed (``None`` if it is)."""
+        if value is None:
+            return None if self.default is None else f"{self.name} needs a value"
+        if self.kind == "choice":
+            if value in self.choices:
+                return None
+            return f"{self.name} must be one of {', '.join(self.choices)} (got {value!r})"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{self.name} must be a number (got {value!r})"
+        if self.kind == "int":
+            if float(value) != int(value):
+                return f"{self.name} must be a whole number (got {value!r})"
+            lo = -math.inf if self.low is None else self.low
+            hi = math.inf if self.high is None else self.high
+            if not lo <= value <= hi:
+                allowed = f"at least {lo:g}" if hi == math.inf else f"from {lo:g} to {hi:g}"
+                return f"{self.name} must be {allowed} (got {value!r})"
+            return None
+        lo = -math.inf if self.low is None else self.low
+        hi = math.inf if self.high is None else self.high
+        if not (math.isfinite(value) and lo < value < hi):
+            allowed = f"> {lo:g}" if hi == math.inf else f"in ({lo:g}, {hi:g})"
+            return f"{self.name} must be {allowed} (got {value!r})"
+        return None
+
+
+_C = Knob("C", "C: UCB width constant, √(C log t / n_i)", "float", 1.5, low=0.0)
+_THRESH = Knob("threshold_scale", "threshold_scale: AROQ epoch threshold ×", "float", 1.0, low=0.0)
+_M = Knob("M", "M: number of epochs (empty: ≈ log2 log2 T)", "int", None, low=1)
+_F = Knob("f_const", "f_const: constant of f_t", "float", 0.05, low=0.0)
+_H = Knob("h_const", "h_const: constant of h_t", "float", 0.5, low=0.0)
+_DELTA = Knob("delta", "δ: confidence level", "float", 0.05, low=0.0, high=1.0)
+_c = Knob("c", "c: multiplier of the confidence width / phase length", "float", 1.0, low=0.0)
+
+#: The paper-ambiguity constants exposed per algorithm (the constructor keywords; defaults
+#: equal the constructors' defaults, checked by the tests).
+CONSTANTS: dict[str, tuple[Knob, ...]] = {
+    "CUCB": (_C,),
+    "AROQ-CMAB": (_C, _THRESH),
+    "alpha-AROQ-CMAB": (_C, _THRESH),
+    "SROQ-CMAB": (
+        _C,
+        _M,
+        Knob("grid", "grid: SROQ time grid", "choice", "gao", choices=("gao", "paper")),
+    ),
+    "AROQ-C-CMAB": (
+        _F,
+        _H,
+        Knob("warmup_multiplier", "warm-up length ×", "float", 1.0, low=0.0),
+    ),
+    "SROQ-C-CMAB": (
+        _F,
+        _H,
+        _M,
+        Knob("pair_multiplier", "pair phase length ×", "float", 1.0, low=0.0),
+    ),
+    "OLS-UCB-C": (_F, _H),
+    "AROQ-GR-CMAB": (_C, _THRESH),
+    "SROQ-GR-CMAB": (_C, _M),
+    "SDCB": (_C,),
+    "SBE": (
+        Knob("c", "c: multiplier of n_l (Eq. 4, Appendix I)", "float", 1.0, low=0.0),
+        _DELTA,
+        Knob(
+            "n_rule",
+            "n_rule: phase length rule",
+            "choice",
+            "eq4",
+            choices=("eq4", "appendix-e", "appendix-i"),
+        ),
+    ),
+    "BOSE": (_c, _DELTA),
+    "SP-TS": (
+        Knob("c", "c: posterior scale", "float", 1.0, low=0.0),
+        Knob("n_mc", "n_mc: Monte Carlo draws per round", "int", 100, low=1, high=100_000),
+    ),
+    "LinUCB": (
+        Knob("lam", "λ: ridge regulariser", "float", 1.0, low=0.0),
+        _DELTA,
+    ),
+    "G-elimination": (_c, _DELTA),
+}
+
 
 #: Keys a lesson preset may set (see :meth:`Config.apply_preset`).
 PRESET_KEYS: tuple[str, ...] = (
@@ -69,6 +189,8 @@ PRESET_KEYS: tuple[str, ...] = (
     "oracle_delay",
     "alpha",
 )
+#: Preset keys written only when they differ from the defaults (older presets lack them).
+OPTIONAL_PRESET_KEYS: tuple[str, ...] = ("constants",)
 
 #: Playback speeds: fraction of the horizon simulated per frame (``None``: as fast as possible).
 SPEEDS: dict[str, float | None] = {
@@ -138,6 +260,13 @@ class Config(param.Parameterized):
         default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
     )
     log_axes = param.Boolean(default=False, doc="Log-log axes for the regret plot.")
+    constants = param.Dict(
+        default=None,
+        allow_None=True,
+        doc="Algorithm constants that differ from the defaults, {algorithm: {name: value}} "
+        "(see CONSTANTS); None: every constant at its default.  Only the chosen algorithms' "
+        "entries are used.",
+    )
 
     algorithm_options = param.List(
         default=[], item_type=str, doc="Derived: algorithms valid for the problem and reward."
@@ -165,6 +294,8 @@ class Config(param.Parameterized):
         "magnitude",
         "gap",
         "noise",
+        "constants",
+        "horizon",
         watch=True,
     )
     def _refresh(self) -> None:
@@ -238,6 +369,7 @@ class Config(param.Parameterized):
                 errors.append(
                     f"Unknown algorithm {a!r}; choose from: {', '.join(self.algorithm_options)}."
                 )
+        errors += self._check_constants()
         if not errors:
             try:
                 spec = make_spec(self.problem, **self.spec_kwargs)
@@ -245,6 +377,83 @@ class Config(param.Parameterized):
                     self._check_family(spec)
             except ValueError as exc:
                 errors.append(_sentence(str(exc)))
+        return errors
+
+    def algorithm_constants(self) -> dict[str, dict[str, Any]]:
+        """The non-default constants of the chosen algorithms (``Simulation(params=...)``)."""
+        chosen = {a.lower(): a for a in self.algorithms}
+        out: dict[str, dict[str, Any]] = {}
+        for name, values in (self.constants or {}).items():
+            if str(name).lower() in chosen and values:
+                out[chosen[str(name).lower()]] = dict(values)
+        return out
+
+    def constant(self, algorithm: str, name: str) -> Any:
+        """The value of one constant of ``algorithm`` (its default unless changed)."""
+        knob = next((k for k in CONSTANTS.get(algorithm, ()) if k.name == name), None)
+        if knob is None:
+            raise ValueError(
+                f"{algorithm} has no constant {name!r}; it has: "
+                f"{', '.join(k.name for k in CONSTANTS.get(algorithm, ())) or 'none'}"
+            )
+        return (self.constants or {}).get(algorithm, {}).get(name, knob.default)
+
+    def set_constant(self, algorithm: str, name: str, value: Any) -> None:
+        """Set one constant (the default value removes the entry: URLs and presets carry only
+        what differs from the defaults).  Invalid values are kept and reported in
+        :attr:`errors` (Run is disabled), so the user sees what they typed and why."""
+        knob = next((k for k in CONSTANTS.get(algorithm, ()) if k.name == name), None)
+        if knob is None:
+            raise ValueError(
+                f"{algorithm} has no constant {name!r}; it has: "
+                f"{', '.join(k.name for k in CONSTANTS.get(algorithm, ())) or 'none'}"
+            )
+        if knob.kind == "int" and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        new = {a: dict(v) for a, v in (self.constants or {}).items()}
+        entry = new.setdefault(algorithm, {})
+        if value == knob.default and type(value) is not bool:
+            entry.pop(name, None)
+        else:
+            entry[name] = value
+        new = {a: v for a, v in new.items() if v}
+        self.constants = new or None
+
+    def _check_constants(self) -> list[str]:
+        """One sentence per invalid constant of a chosen algorithm."""
+        errors: list[str] = []
+        raw = self.constants or {}
+        if not isinstance(raw, dict):
+            return ["Algorithm constants must be a mapping {algorithm: {name: value}}."]
+        for algorithm, values in self.algorithm_constants().items():
+            knobs = {k.name: k for k in CONSTANTS.get(algorithm, ())}
+            if not isinstance(values, dict):
+                errors.append(f"{algorithm}: constants must be a mapping name -> value.")
+                continue
+            bad = False
+            for name, value in values.items():
+                knob = knobs.get(name)
+                if knob is None:
+                    allowed = ", ".join(knobs) or "none"
+                    errors.append(f"{algorithm}: unknown constant {name!r}; allowed: {allowed}.")
+                    bad = True
+                    continue
+                problem = knob.check(value)
+                if problem is None and name == "M" and value is not None:
+                    if value > self.horizon:
+                        problem = f"M must be at most the horizon T = {self.horizon} (got {value})"
+                if problem is not None:
+                    errors.append(f"{algorithm}: {problem}.")
+                    bad = True
+            if not bad:  # the constructor has the last word (its own ValueError)
+                try:
+                    from ..algorithms.registry import algorithm_info
+
+                    algorithm_info(algorithm).load()(**values)
+                except ValueError as exc:
+                    errors.append(f"{algorithm}: {_sentence(str(exc))}")
+                except Exception:  # e.g. a constructor needing more arguments: the run tells
+                    pass
         return errors
 
     def _check_family(self, spec: ProblemSpec) -> None:
@@ -269,13 +478,24 @@ class Config(param.Parameterized):
         if self.errors:
             raise ValueError(self.errors[0])
         return Simulation(
-            self.spec(), list(self.algorithms), self.horizon, runs=self.runs, seed=self.seed
+            self.spec(),
+            list(self.algorithms),
+            self.horizon,
+            runs=self.runs,
+            seed=self.seed,
+            params=self.algorithm_constants(),
         )
 
     # ------------------------------------------------------------------ presets
     def preset(self) -> dict[str, Any]:
-        """The current configuration as a preset dictionary (inverse of :meth:`apply_preset`)."""
-        return {k: (list(v) if isinstance(v := getattr(self, k), list) else v) for k in PRESET_KEYS}
+        """The current configuration as a preset dictionary (inverse of :meth:`apply_preset`).
+
+        ``"constants"`` is included only when some constant differs from its default.
+        """
+        out = {k: (list(v) if isinstance(v := getattr(self, k), list) else v) for k in PRESET_KEYS}
+        if self.constants:
+            out["constants"] = {a: dict(v) for a, v in self.constants.items()}
+        return out
 
     def apply_preset(self, preset: dict[str, Any]) -> None:
         """Apply a lesson preset atomically.
@@ -283,7 +503,8 @@ class Config(param.Parameterized):
         Parameters
         ----------
         preset : dict
-            Keys from :data:`PRESET_KEYS`; missing keys keep their current value.
+            Keys from :data:`PRESET_KEYS` and :data:`OPTIONAL_PRESET_KEYS`; missing keys keep
+            their current value (``"constants": None`` or ``{}`` resets every constant).
 
         Raises
         ------
@@ -292,12 +513,24 @@ class Config(param.Parameterized):
         """
         if not isinstance(preset, dict):
             raise ValueError(f"a preset must be a dict, got {type(preset).__name__}")
-        unknown = sorted(set(preset) - set(PRESET_KEYS))
+        allowed = (*PRESET_KEYS, *OPTIONAL_PRESET_KEYS)
+        unknown = sorted(set(preset) - set(allowed))
         if unknown:
             raise ValueError(
-                f"unknown preset key(s): {', '.join(unknown)}; allowed: {', '.join(PRESET_KEYS)}"
+                f"unknown preset key(s): {', '.join(unknown)}; allowed: {', '.join(allowed)}"
             )
         values = dict(preset)
+        if "constants" in values:
+            constants = values["constants"]
+            if constants is not None and not (
+                isinstance(constants, dict) and all(isinstance(v, dict) for v in constants.values())
+            ):
+                raise ValueError("preset 'constants' must be a mapping {algorithm: {name: value}}")
+            values["constants"] = (
+                {self._canonical(a): dict(v) for a, v in constants.items() if v} or None
+                if constants
+                else None
+            )
         if "algorithms" in values:
             algos = values["algorithms"]
             if isinstance(algos, str):
@@ -308,7 +541,7 @@ class Config(param.Parameterized):
         for key in ("problem", "actions", "reward", "shift"):
             if key in values and isinstance(values[key], str):
                 values[key] = values[key].strip().lower()
-        before = {k: getattr(self, k) for k in PRESET_KEYS}
+        before = {k: getattr(self, k) for k in allowed}
         try:
             self.param.update(**values)
         except Exception as exc:  # param raises ValueError (or TypeError) with the bound

@@ -356,3 +356,69 @@ def test_event_plots_update_in_place_at_new_epochs_and_phases():
     assert surviving.figure.x_range.end == pytest.approx(
         phases[-1].data.get("phase", len(phases)) + 0.5
     )
+
+
+# ---------------------------------------------------------------------------- algorithm constants
+def test_constants_card_follows_the_chosen_algorithms():
+    app = small_app()
+    (card,) = with_class(app.sidebar, "constants-card")
+    assert card.collapsed and card.title == "Algorithm constants"
+    assert set(app._constant_widgets) == {
+        ("CUCB", "C"),
+        ("AROQ-CMAB", "C"),
+        ("AROQ-CMAB", "threshold_scale"),
+        ("SROQ-CMAB", "C"),
+        ("SROQ-CMAB", "M"),
+        ("SROQ-CMAB", "grid"),
+    }
+    assert with_class(app.sidebar, "constant-SROQ-CMAB-grid")
+    app.config.problem = "semiparametric"
+    assert ("SBE", "n_rule") in app._constant_widgets and ("CUCB", "C") not in app._constant_widgets
+
+
+def test_constant_widgets_set_the_run_and_invalid_values_disable_run():
+    app = small_app(algorithms=["SROQ-CMAB"])
+    app._constant_widgets[("SROQ-CMAB", "M")].value = 2
+    assert app.config.constants == {"SROQ-CMAB": {"M": 2}}
+    app.run()
+    assert app.run_model.sim.groups[0].policies[0].M == 2
+    app.reset()
+
+    widget = app._constant_widgets[("SROQ-CMAB", "C")]
+    widget.value = -1.0
+    assert app.run_button.disabled
+    assert app.constants_alert.visible and "C must be > 0" in app.constants_alert.object
+    assert not app.constants_card.collapsed  # the problem is shown where it was made
+    assert app.alert.visible and "C must be > 0" in app.alert.object
+    widget.value = 1.5  # back to the default
+    assert not app.run_button.disabled and not app.constants_alert.visible
+    assert app.config.constants == {"SROQ-CMAB": {"M": 2}}
+    app.constants_reset.clicks += 1
+    assert app.config.constants is None
+    assert app._constant_widgets[("SROQ-CMAB", "M")].value is None
+
+
+def test_constants_round_trip_through_the_url_only_when_changed():
+    from panel.io.location import Location
+
+    from dashboard.ui.app import URL_PARAMETERS
+
+    app = small_app()
+    link = Location(search="?seed=2")
+    link.sync(app.config, URL_PARAMETERS)
+    assert "constants" not in link.search  # defaults stay out of the link
+    app._constant_widgets[("SROQ-CMAB", "grid")].value = "paper"
+    assert "constants=" in link.search
+    other = small_app()
+    Location(search=link.search).sync(other.config, URL_PARAMETERS)
+    assert other.config.constants == {"SROQ-CMAB": {"grid": "paper"}}
+    assert other._constant_widgets[("SROQ-CMAB", "grid")].value == "paper"
+
+
+def test_a_lesson_starts_from_the_default_constants():
+    app = small_app()
+    if not app._lessons:
+        pytest.skip("no lessons available")
+    app.config.set_constant("SROQ-CMAB", "M", 2)
+    app.start_lesson(app._lessons[0].number)
+    assert app.config.constants is None

@@ -14,7 +14,7 @@ from dashboard.algorithms.registry import algorithms_for
 from dashboard.simulation import simulate
 from dashboard.simulation.runner import MAX_HORIZON
 from dashboard.simulation.specs import make_spec
-from dashboard.ui.model import MAX_ALGORITHMS, PRESET_KEYS, Config, RunModel
+from dashboard.ui.model import CONSTANTS, MAX_ALGORITHMS, PRESET_KEYS, Config, RunModel
 
 
 def run_to_end(model: RunModel, max_ticks: int = 10_000) -> None:
@@ -300,3 +300,103 @@ def test_clamped_schedules_are_reported_as_notices():
     assert any(n.startswith("AROQ-C-CMAB: warm-up clamped (the paper asks") for n in notices)
     model.reset()
     assert model.notices() == []
+
+
+# ---------------------------------------------------------------------------- algorithm constants
+def test_constant_defaults_match_the_constructors():
+    """Every exposed constant is a keyword of the algorithm's constructor with that default."""
+    import inspect
+
+    from dashboard.algorithms.registry import algorithm_info
+
+    registered = {i.name for i in algorithms_for(None)}
+    assert set(CONSTANTS) <= registered
+    for name, knobs in CONSTANTS.items():
+        signature = inspect.signature(algorithm_info(name).load().__init__).parameters
+        for knob in knobs:
+            assert knob.name in signature, (name, knob.name)
+            assert signature[knob.name].default == knob.default, (name, knob.name)
+
+
+def test_constants_reach_the_policies_and_change_the_run():
+    config = Config(d=6, m=2, horizon=3000, runs=1, seed=2, algorithms=["SROQ-CMAB"])
+    config.set_constant("SROQ-CMAB", "M", 2)
+    config.set_constant("SROQ-CMAB", "grid", "paper")
+    assert config.constants == {"SROQ-CMAB": {"M": 2, "grid": "paper"}}
+    model = RunModel(config)
+    model.run()
+    policy = model.sim.groups[0].policies[0]
+    assert (policy.M, policy.grid_kind) == (2, "paper")
+    run_to_end(model)
+    epochs = [e for e in model.result.results[0].events[0] if e.kind == "epoch"]
+    assert len(epochs) == 2  # M = 2 epochs instead of the default ~log2 log2 T
+    default = RunModel(Config(d=6, m=2, horizon=3000, runs=1, seed=2, algorithms=["SROQ-CMAB"]))
+    default.run()
+    run_to_end(default)
+    assert len([e for e in default.result.results[0].events[0] if e.kind == "epoch"]) > 2
+
+
+def test_default_values_are_not_stored_and_unchosen_algorithms_are_not_passed():
+    config = Config(problem="semiparametric", algorithms=["SBE", "LinUCB"])
+    config.set_constant("SBE", "c", 2.0)
+    config.set_constant("SBE", "n_rule", "appendix-i")
+    config.set_constant("BOSE", "delta", 0.1)  # kept for later, BOSE is not chosen
+    assert config.algorithm_constants() == {"SBE": {"c": 2.0, "n_rule": "appendix-i"}}
+    config.set_constant("SBE", "c", 1.0)  # back to the default: removed
+    config.set_constant("SBE", "n_rule", "eq4")
+    config.set_constant("BOSE", "delta", 0.05)
+    assert config.constants is None and "constants" not in config.preset()
+    with pytest.raises(ValueError, match="SBE has no constant 'C'; it has: c, delta, n_rule"):
+        config.set_constant("SBE", "C", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "name", "value", "message"),
+    [
+        ("CUCB", "C", -1.0, "CUCB: C must be > 0 (got -1.0)."),
+        ("SROQ-CMAB", "M", 0, "SROQ-CMAB: M must be at least 1 (got 0)."),
+        ("SROQ-CMAB", "M", 20_000, "M must be at most the horizon T = 10000 (got 20000)."),
+        ("SROQ-CMAB", "grid", "daily", "grid must be one of gao, paper (got 'daily')."),
+        ("AROQ-CMAB", "threshold_scale", 0.0, "threshold_scale must be > 0"),
+    ],
+)
+def test_invalid_constants_are_explained_and_block_run(algorithm, name, value, message):
+    config = Config()
+    config.set_constant(algorithm, name, value)
+    assert any(message in e for e in config.errors), config.errors
+    assert not config.valid
+    model = RunModel(config)
+    model.run()
+    assert model.status == "error" and model.sim is None
+
+
+def test_semiparametric_invalid_constants():
+    config = Config(problem="semiparametric")
+    config.set_constant("SBE", "delta", 1.5)
+    config.set_constant("SP-TS", "n_mc", 0)
+    assert config.errors == [
+        "SBE: delta must be in (0, 1) (got 1.5).",
+        "SP-TS: n_mc must be from 1 to 100000 (got 0).",
+    ]
+    config.constants = {"SBE": {"colour": 1}}
+    assert config.errors == ["SBE: unknown constant 'colour'; allowed: c, delta, n_rule."]
+
+
+def test_presets_carry_constants_only_when_changed_and_old_presets_stay_valid():
+    source = Config(algorithms=["CUCB", "SROQ-CMAB"])
+    old = source.preset()
+    assert "constants" not in old  # old presets (and old URLs) have no constants key
+    source.set_constant("SROQ-CMAB", "M", 3)
+    preset = source.preset()
+    assert preset["constants"] == {"SROQ-CMAB": {"M": 3}}
+    target = Config()
+    target.apply_preset(preset)
+    assert target.constants == {"SROQ-CMAB": {"M": 3}} and target.preset() == preset
+    target.apply_preset(old)  # a preset without constants keeps the current ones
+    assert target.constants == {"SROQ-CMAB": {"M": 3}}
+    target.apply_preset({"constants": None})
+    assert target.constants is None
+    with pytest.raises(ValueError, match="constants' must be a mapping"):
+        target.apply_preset({"constants": {"SBE": 3}})
+    target.apply_preset({"constants": {"sroq-cmab": {"grid": "paper"}}})
+    assert target.constants == {"SROQ-CMAB": {"grid": "paper"}}
