@@ -354,7 +354,9 @@ class DashboardApp(pn.viewable.Viewer):
                 label=knob.label, value=value, placeholder="auto", css_classes=css
             )
         else:
-            widget = pn.widgets.FloatInput(label=knob.label, value=value, step=0.05, css_classes=css)
+            widget = pn.widgets.FloatInput(
+                label=knob.label, value=value, step=0.05, css_classes=css
+            )
         widget.sizing_mode = "stretch_width"
 
         def changed(event: Any, algorithm: str = algorithm, name: str = knob.name) -> None:
@@ -504,6 +506,7 @@ class DashboardApp(pn.viewable.Viewer):
                 frames=lambda data: plots.surviving_frames(data, problem),
                 title=plots.surviving_title,
                 y_keys=("arm", "arm_end"),
+                y_pad=0.0,
                 autoscale_x=True,
                 x_keys=("epoch", "epoch_end"),
             ),

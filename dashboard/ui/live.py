@@ -86,6 +86,9 @@ class LivePlot:
         column of every layer).
     x_pad : float
         Fraction of the x extent added after the largest x (autoscale only).
+    y_pad : float
+        Fraction of the y extent added on each side of a linear y range (0: the exact data
+        extent, e.g. heat-map-like cells).
     title : callable, optional
         ``title(data) -> str``: the figure title, updated in place with the data (for titles
         that carry numbers, e.g. the epoch or the number of arms left).
@@ -105,6 +108,7 @@ class LivePlot:
         y_keys: tuple[str, ...] = (),
         x_keys: tuple[str, ...] = (),
         x_pad: float = 0.0,
+        y_pad: float = 0.05,
         title: Callable[[Any], str] | None = None,
     ) -> None:
         self.name = name
@@ -113,6 +117,7 @@ class LivePlot:
         self.y_keys = y_keys
         self.x_keys = x_keys
         self.x_pad = float(x_pad)
+        self.y_pad = float(y_pad)
         self.title = title
         self.patch_enabled = patch
         self.autoscale_x = autoscale_x
@@ -219,8 +224,11 @@ class LivePlot:
             return
         if logy:
             y_range.update(start=lo / 1.5, end=hi * 1.5)
+        elif self.y_pad == 0:
+            y_range.update(start=lo, end=hi if hi > lo else lo + 1)
         else:
-            pad = 0.05 * (hi - lo) if hi > lo else max(abs(hi), 1.0) * 0.05
+            f = self.y_pad
+            pad = f * (hi - lo) if hi > lo else max(abs(hi), 1.0) * f
             y_range.update(start=0.0 if lo >= 0 else lo - pad, end=hi + pad)
 
     def close(self) -> None:

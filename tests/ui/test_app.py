@@ -353,6 +353,8 @@ def test_event_plots_update_in_place_at_new_epochs_and_phases():
     surviving = app.plots["surviving"]
     cells = sum(int(np.isfinite(s.data["arm"]).sum()) for s in surviving.sources())
     assert cells == 8 * len(phases)
+    y_range = surviving.figure.y_range
+    assert (y_range.start, y_range.end) == (-0.5, 7.5)  # exactly the 8 arms' cells
     assert surviving.figure.x_range.end == pytest.approx(
         phases[-1].data.get("phase", len(phases)) + 0.5
     )
