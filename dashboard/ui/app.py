@@ -866,6 +866,7 @@ class DashboardApp(pn.viewable.Viewer):
             hasattr(self, "plot_area")
             and self.run_model.sim is None
             and self.run_model.result is None
+            and set(c.algorithms) <= set(c.algorithm_options)  # not mid-update of the problem
             and self._structure() != self._plots_structure
         ):
             self._build_plots()  # nothing to keep on screen: show the new problem's plots now
