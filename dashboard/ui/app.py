@@ -193,9 +193,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._build_widgets()
         self._build_plots()
         self._build_layout()
-        self.config.param.watch(
-            self._on_config, ["errors", "problem", "algorithm_options", "algorithms"]
-        )
+        self.config.param.watch(self._on_config, ["errors", "problem", "algorithm_options"])
         self.config.param.watch(self._on_names, ["problem", "seed"])
         self.config.param.watch(self._on_log_axes, ["log_axes"])
         self.config.param.watch(self._on_status, ["horizon"])  # the idle progress shows T
@@ -862,14 +860,6 @@ class DashboardApp(pn.viewable.Viewer):
         self.algorithm_select.param.update(options=options + extra, value=list(c.algorithms))
         if hasattr(self, "constants_alert"):
             self._show_constant_errors()
-        if (
-            hasattr(self, "plot_area")
-            and self.run_model.sim is None
-            and self.run_model.result is None
-            and set(c.algorithms) <= set(c.algorithm_options)  # not mid-update of the problem
-            and self._structure() != self._plots_structure
-        ):
-            self._build_plots()  # nothing to keep on screen: show the new problem's plots now
         self._on_status()
 
     def _on_names(self, *_: Any) -> None:

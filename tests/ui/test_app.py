@@ -426,20 +426,8 @@ def test_a_lesson_starts_from_the_default_constants():
     assert app.config.constants is None
 
 
-def test_idle_page_follows_the_configuration_before_any_run():
+def test_idle_progress_follows_the_horizon():
     app = small_app()
     assert app.progress_text.object.startswith("**t = 0 / 3,000**")
     app.config.horizon = 5000
     assert app.progress_text.object.startswith("**t = 0 / 5,000**")
-    app.problem_select.value = "semiparametric"  # idle: the new problem's plots at once
-    assert {"weights", "pac", "shift"} <= set(app.plots)
-    regret = app.plots["regret"]
-    regret.ensure_rendered()
-    labels = [sub.current_frame.label for sub in regret.hv_plot.subplots.values()]
-    assert "SBE" in labels and "CUCB" not in labels
-    app.run()
-    app.tick()
-    app.pause_button.clicks += 1
-    kept = app.plots["regret"]
-    app.config.algorithms = ["SBE"]  # a paused run keeps its plots until the next Run
-    assert app.plots["regret"] is kept
