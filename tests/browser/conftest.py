@@ -8,6 +8,7 @@ failure, because these tests must run there.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -68,6 +69,13 @@ def chromium():
 
 
 @pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The git-ignored folder for test artefacts (screenshots, the server log)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
 def served_app() -> Iterator[str]:
     """`panel serve dashboard` on a free local port; yields the app URL."""
     port = _free_port()
@@ -89,16 +97,24 @@ def served_app() -> Iterator[str]:
                 f"127.0.0.1:{port}",
                 "--num-procs",
                 "1",
+                # destroy the sessions of closed pages within a second (their runs stop)
+                "--check-unused-sessions",
+                "500",
+                "--unused-session-lifetime",
+                "500",
             ],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
         url = f"http://127.0.0.1:{port}/dashboard"
-        deadline = time.time() + 60
+        # Poll a static file, not the app: every GET of the app builds a whole session
+        # (seconds on a loaded machine), and timed-out polls would pile sessions up.
+        probe = f"http://127.0.0.1:{port}/static/js/bokeh.min.js"
+        deadline = time.time() + 90
         while True:
             try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
+                with urllib.request.urlopen(probe, timeout=5) as resp:
                     if resp.status == 200:
                         break
             except OSError:
@@ -119,14 +135,38 @@ def served_app() -> Iterator[str]:
 
 @pytest.fixture
 def page(chromium, served_app):
-    """A fresh browser context and page on the served app, collecting console errors."""
-    context = chromium.new_context(viewport={"width": 1600, "height": 1000})
+    """A fresh browser context and page on the served app.
+
+    ``page.console_errors`` collects console errors and uncaught page errors.
+    ``page.external_requests`` records every request that leaves the served app (fonts, CDNs);
+    they are answered with an empty response so that the tests behave the same with and
+    without internet access (``test_page_needs_no_external_resources`` asserts there are
+    none; hiding them here keeps the other tests about the app itself).
+    """
+    origin = served_app.split("/dashboard")[0]
+    context = chromium.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
     pg.console_errors = []  # type: ignore[attr-defined]
+    pg.external_requests = []  # type: ignore[attr-defined]
+
+    def off_host(route) -> None:
+        pg.external_requests.append(route.request.url)
+        route.fulfill(status=200, body="", content_type="text/plain")
+
+    # a regular expression is matched inside the browser driver: same-origin requests never
+    # make a round trip through Python
+    pg.route(re.compile(rf"^(?!{re.escape(origin)}/|data:|blob:)"), off_host)
     pg.on(
         "console",
         lambda msg: pg.console_errors.append(msg.text) if msg.type == "error" else None,
     )
     pg.on("pageerror", lambda exc: pg.console_errors.append(str(exc)))
     yield pg
+    # stop a run the test left going, so it does not slow the next tests down
+    try:
+        reset = pg.locator(".reset-button button")
+        if reset.count() and reset.is_enabled():
+            reset.click(timeout=2000)
+    except Exception:  # the page may be gone or broken: closing is what matters
+        pass
     context.close()
