@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 serve: $(STAMP)
-	$(BIN)/panel serve dashboard --show --args
+	$(BIN)/panel serve dashboard --show
 
 test: $(STAMP)
 	bash .ci/ensure-chromium
