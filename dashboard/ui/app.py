@@ -196,7 +196,8 @@ class DashboardApp(pn.viewable.Viewer):
         self.config.param.watch(self._on_config, ["errors", "problem", "algorithm_options"])
         self.config.param.watch(self._on_names, ["problem", "seed"])
         self.config.param.watch(self._on_log_axes, ["log_axes"])
-        self.config.param.watch(self._on_status, ["horizon"])  # the idle progress shows T
+        # the idle progress shows T; the idle notice says when the plots show older settings
+        self.config.param.watch(self._on_status, ["horizon", "algorithms"])
         self.run_model.param.watch(self._on_status, ["status", "error", "t"])
         self._on_config()
         self._on_status()
@@ -885,6 +886,16 @@ class DashboardApp(pn.viewable.Viewer):
         self.download.disabled = m.result is None
         self.welcome.visible = status == "idle" and not self.lesson_column.visible
         notices = m.notices()
+        if (
+            m.sim is None
+            and m.result is None
+            and hasattr(self, "_plots_structure")
+            and self._structure() != self._plots_structure
+        ):
+            notices.append(
+                "The plots still show the previous problem or algorithms: press Run to draw "
+                "them for the new settings."
+            )
         self.notice.param.update(object=" ".join(notices), visible=bool(notices))
         if status == "error" and m.error:
             self._show_alert(m.error, "danger")

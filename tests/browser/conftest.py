@@ -75,9 +75,12 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def served_app() -> Iterator[str]:
-    """`panel serve dashboard` on a free local port; yields the app URL."""
+    """`panel serve dashboard` on a free local port; yields the app URL.
+
+    Module scoped, so the server (and any run it is still streaming) is gone before the
+    non-browser tests that follow use the CPU."""
     port = _free_port()
     log = ARTIFACTS / "panel-serve.log"
     ARTIFACTS.mkdir(exist_ok=True)

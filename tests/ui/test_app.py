@@ -431,3 +431,15 @@ def test_idle_progress_follows_the_horizon():
     assert app.progress_text.object.startswith("**t = 0 / 3,000**")
     app.config.horizon = 5000
     assert app.progress_text.object.startswith("**t = 0 / 5,000**")
+
+
+def test_idle_problem_change_says_the_plots_show_the_previous_settings():
+    from dashboard.ui.app import DashboardApp
+
+    app = DashboardApp()
+    assert not app.notice.visible
+    app.config.problem = "semiparametric"
+    assert app.notice.visible
+    assert "press Run" in app.notice.object
+    app.config.problem = "cmab"  # back to what the plots show: no notice
+    assert not app.notice.visible

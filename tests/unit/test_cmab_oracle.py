@@ -75,24 +75,41 @@ def test_batch_returns_actions_in_request_order_and_none_when_infeasible():
     assert out[-1] is None
 
 
-def test_threads_run_a_batch_concurrently_with_identical_results():
+def test_threads_run_a_batch_concurrently_with_identical_results(monkeypatch):
+    import threading
+
+    from dashboard.algorithms.cmab import oracle as oracle_module
+
+    # Count how many simulated solver calls are in flight at once: a structural proof of
+    # concurrency that does not depend on how loaded the machine is.
+    real_sleep = time.sleep
+    lock, state = threading.Lock(), {"now": 0, "max": 0}
+
+    def counting_sleep(seconds):
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        real_sleep(seconds)
+        with lock:
+            state["now"] -= 1
+
+    monkeypatch.setattr(oracle_module.time, "sleep", counting_sleep)
     fam = Paths(20, 3)
-    delay = 0.05
+    delay = 0.2
     reqs = _requests(fam, 8, seed=1)
     seq_log, par_log = ExpensiveLog(), ExpensiveLog()
     sequential = Oracle(fam, seq_log, delay=delay).batch(reqs, t=3)
+    assert state["max"] == 1  # without an executor the calls run one after another
     with make_executor("threads", 8) as ex:
         parallel_oracle = Oracle(fam, par_log, delay=delay, executor=ex)
-        start = time.perf_counter()
         parallel = parallel_oracle.batch(reqs, t=3)
-        wall = time.perf_counter() - start
-    assert wall < 0.6 * 8 * delay  # the 8 sleeps overlapped: they ran concurrently
+    assert state["max"] >= 2  # the calls of one batch overlapped: they ran concurrently
     assert all(np.array_equal(a, b) for a, b in zip(sequential, parallel))
     # accounting is the same: one round, 8 queries, each call lasting at least `delay`
     for log in (seq_log, par_log):
         assert log.queries == 8 and log.adaptivity == 1
         assert np.all(log.arrays()["seconds"] >= delay)
-    assert parallel_oracle.elapsed < 0.6 * par_log.seconds  # batch wall << sum of call times
+    assert parallel_oracle.elapsed < 0.9 * par_log.seconds  # batch wall < sum of call times
     assert seq_log.seconds >= 8 * delay
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -181,13 +180,12 @@ def test_max_iter_cap_reports_not_converged() -> None:
     check_probability_vector(res.weights, 200)
 
 
-def test_fast_enough_for_the_dashboard() -> None:
-    # the target is "well under a second"; the bound is loose because the machine is shared
+def test_benchmark_size_converges_within_the_default_iterations() -> None:
+    # speed itself is measured side by side in benchmarks/bench_design.py, not timed here
     V = unit_rows(np.random.default_rng(2), 200, 20)
-    t0 = time.perf_counter()
     res = g_optimal_design(V)
-    assert time.perf_counter() - t0 < 2.0
     assert res.converged
+    assert res.iterations < 10_000
 
 
 def test_g_optimal_to_dict_is_json() -> None:
