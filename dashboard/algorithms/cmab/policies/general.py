@@ -595,6 +595,15 @@ class _Discretized:
     def _transform(self, y: np.ndarray) -> np.ndarray:
         return discretize(y, self.intervals)
 
+    # cooperative: ``super()`` is the base algorithm (AROQGR or SROQGR) in the MRO
+    def reset(self, env: Any, horizon: int) -> None:
+        super().reset(env, horizon)  # type: ignore[misc]
+        self._set_intervals(self.m, self.horizon)  # type: ignore[attr-defined]
+        self._atom_cap = max(self.max_atoms, self.intervals + 1)  # type: ignore[attr-defined]
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "s": self.s, "lipschitz": self.lipschitz}  # type: ignore[misc]
+
 
 class DiscretizedAROQGR(_Discretized, AROQGR):
     """Algorithm 8 with Algorithm 6: AROQ-GR-CMAB on outcomes discretised to ``s`` levels.
@@ -629,14 +638,6 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         AROQGR.__init__(self, C, oracle_delay, executor, max_atoms, threshold_scale, epoch0_size)
         self._init_disc(s, lipschitz)
 
-    def reset(self, env: Any, horizon: int) -> None:
-        super().reset(env, horizon)
-        self._set_intervals(self.m, self.horizon)
-        self._atom_cap = max(self.max_atoms, self.intervals + 1)
-
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "s": self.s, "lipschitz": self.lipschitz}
-
 
 class DiscretizedSROQGR(_Discretized, SROQGR):
     """Algorithm 8 with Algorithm 7: SROQ-GR-CMAB on outcomes discretised to ``s`` levels.
@@ -666,11 +667,3 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
     ) -> None:
         SROQGR.__init__(self, C, M, grid_kind, oracle_delay, executor, max_atoms)
         self._init_disc(s, lipschitz)
-
-    def reset(self, env: Any, horizon: int) -> None:
-        super().reset(env, horizon)
-        self._set_intervals(self.m, self.horizon)
-        self._atom_cap = max(self.max_atoms, self.intervals + 1)
-
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "s": self.s, "lipschitz": self.lipschitz}
