@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["ExpensiveLog", "Policy", "PolicyEvent", "validate_int"]
+__all__ = ["ExpensiveLog", "Policy", "PolicyEvent", "validate_int", "validate_probability"]
 
 
 def validate_int(name: str, value: Any, low: int, high: int | None = None) -> int:
@@ -39,6 +39,18 @@ def validate_int(name: str, value: Any, low: int, high: int | None = None) -> in
     if v < low or (high is not None and v > high):
         allowed = f">= {low}" if high is None else f"between {low} and {high}"
         raise ValueError(f"{name} must be {allowed}, got {v}")
+    return v
+
+
+def validate_probability(name: str, value: Any) -> float:
+    """Return ``value`` as a float in the open interval (0, 1) (e.g. a confidence ``delta``),
+    or raise a ValueError saying what is allowed."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    if not 0.0 < v < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     return v
 
 

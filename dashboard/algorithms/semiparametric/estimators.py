@@ -28,22 +28,14 @@ import math
 
 import numpy as np
 
+from ..base import validate_probability
+
 __all__ = ["LeastSquares", "OrthogonalizedRidge", "ridge_beta"]
-
-
-def _check_delta(delta: float) -> float:
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}") from None
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must be in (0, 1), got {delta}")
-    return delta
 
 
 def ridge_beta(t: float, delta: float) -> float:
     """The paper's ridge ``beta_t = log(t / delta)`` (Section 3); > 0 for t >= 1, delta < 1."""
-    delta = _check_delta(delta)
+    delta = validate_probability("delta", delta)
     return math.log(max(float(t), 1.0) / delta)
 
 
@@ -70,7 +62,7 @@ class OrthogonalizedRidge:
             raise ValueError("X must be a (K, d) array")
         self.X = X
         self.K, self.d = X.shape
-        self.delta = _check_delta(delta)
+        self.delta = validate_probability("delta", delta)
         self.reset()
 
     def reset(self) -> None:

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy
+from ...base import Policy, validate_probability
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
-from .sbe import _positive, _probability
+from .sbe import _positive
 
 __all__ = ["BOSE", "BatchedBOSE"]
 
@@ -74,7 +74,7 @@ class BatchedBOSE(PerRoundBatch):
     ) -> None:
         super().__init__()
         self.c = _positive("c", c)
-        self.delta = _probability("delta", delta)
+        self.delta = validate_probability("delta", delta)
         self.lam = None if lam is None else _positive("lam", lam)
         if str(distribution).lower() != "uniform":
             raise ValueError(

@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ...base import Policy, PolicyEvent, Stopwatch
+from ...base import Policy, PolicyEvent, Stopwatch, validate_probability
 from ..design import g_optimal_design
 from ..estimators import LeastSquares
 from .per_round import PerRoundBatch, single_advance, single_reset
-from .sbe import _positive, _probability
+from .sbe import _positive
 
 __all__ = ["BatchedLinUCB", "GElimination", "LinUCB"]
 
@@ -64,7 +64,7 @@ class BatchedLinUCB(PerRoundBatch):
     ) -> None:
         super().__init__()
         self.lam = _positive("lam", lam)
-        self.delta = _probability("delta", delta)
+        self.delta = validate_probability("delta", delta)
         self.alpha = _positive("alpha", alpha)
         self.sigma = _positive("sigma", sigma)
 
@@ -188,7 +188,7 @@ class GElimination(Policy):
     ) -> None:
         super().__init__()
         self.c = _positive("c", c)
-        self.delta = _probability("delta", delta)
+        self.delta = validate_probability("delta", delta)
         self.elimination_factor = _positive("elimination_factor", elimination_factor)
         self.design_tol = _positive("design_tol", design_tol)
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy, PolicyEvent, Stopwatch
+from ...base import Policy, PolicyEvent, Stopwatch, validate_probability
 from ..design import deo_design
 from ..estimators import OrthogonalizedRidge
 
@@ -109,7 +109,7 @@ class SBE(Policy):
     ) -> None:
         super().__init__()
         self.c = _positive("c", c)
-        self.delta = _probability("delta", delta)
+        self.delta = validate_probability("delta", delta)
         rule = str(n_rule).strip().lower()
         if rule not in N_RULES:
             raise ValueError(f"n_rule must be one of {', '.join(N_RULES)}, got {n_rule!r}")
@@ -280,14 +280,4 @@ def _positive(name: str, value: Any) -> float:
         raise ValueError(f"{name} must be a positive number, got {value!r}") from None
     if not math.isfinite(v) or v <= 0 or isinstance(value, bool):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return v
-
-
-def _probability(name: str, value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}") from None
-    if not 0.0 < v < 1.0:
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     return v
