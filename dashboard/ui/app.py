@@ -947,6 +947,26 @@ def _session_query() -> dict[str, str]:
     return out
 
 
+def _serve_panel_css_locally() -> None:
+    """Make every Panel stylesheet of this session come from this server, not the CDN.
+
+    Panel points its stylesheets at ``cdn.holoviz.org`` while a session's document is built and
+    rewrites them to the server's own copies only when it renders the page's HTML. A session
+    that Bokeh creates from the websocket instead (the page's session expired before the
+    socket connected, e.g. on a loaded machine, or after a reconnect) never gets that rewrite,
+    so an offline classroom would see unstyled widgets. Telling the document its ``dist_url``
+    up front (the value Panel would set, honouring ``pn.config.resources``) makes both paths
+    load only local files. ``_template_variables`` is private Panel API; Panel itself reads and
+    writes it for exactly this purpose (``panel/io/server.py``, ``panel/reactive.py``).
+    """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return  # notebooks and headless use have their own resource handling
+    from panel.io.resources import get_dist_path
+
+    doc._template_variables.setdefault("dist_url", get_dist_path())
+
+
 def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     """Build a fresh dashboard in a template (one per browser session).
 
@@ -959,6 +979,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
     """
     pn.extension("mathjax", raw_css=[_CSS], notifications=False)
+    _serve_panel_css_locally()
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
         pn.state.location.sync(app.config, URL_PARAMETERS)

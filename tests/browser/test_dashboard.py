@@ -228,6 +228,26 @@ def test_page_loads_with_widgets_plots_and_no_console_errors(page, served_app):
     assert page.external_requests == []
 
 
+def test_page_recreated_from_the_websocket_is_still_offline_and_works(page, served_app):
+    """The page's session expires before its websocket connects (a loaded machine: the
+    fixture lets unused sessions live 0.5 s), so Bokeh builds a new session from the socket.
+    Panel rewrites its stylesheets to the server's own files only when it renders the HTML,
+    so without the app's fix this page loaded all its CSS from cdn.holoviz.org (seen on CI)."""
+
+    def late_script(route) -> None:
+        time.sleep(2.5)  # > lifetime + check interval: the page's session is discarded
+        route.continue_()
+
+    # BokehJS loads before the websocket opens: holding it back delays the socket
+    page.route(re.compile(r".*/static/js/bokeh\.min\.js.*"), late_script)
+    _open(page, served_app, "d=7")
+    assert _input(page, "d (arms / dimension)").input_value() == "7"
+    assert _progress(page) == (0, 10_000, "ready")
+    page.wait_for_function("() => Bokeh.documents[0].is_idle", timeout=WAIT_MS)
+    assert page.external_requests == []
+    assert page.console_errors == []
+
+
 # ---------- 2. problem / algorithms
 def test_problem_change_offers_other_algorithms_and_plots_after_run(page, served_app):
     _open(page, served_app, "horizon=100000&runs=1&speed=slow")
