@@ -684,10 +684,14 @@ class DashboardApp(pn.viewable.Viewer):
         try:
             budget = self.frame_budget()
             start = time.perf_counter()
-            changed = self.run_model.tick(budget)
-            pushed = time.perf_counter()
+            # one browser update per frame: the progress text ("done") and the data it
+            # describes reach the page together, never the status first
+            with pn.io.hold():
+                changed = self.run_model.tick(budget)
+                pushed = time.perf_counter()
+                if changed:
+                    self._push(full=self.run_model.status != "running")
             if changed:
-                self._push(full=self.run_model.status != "running")
                 end = time.perf_counter()
                 overhead = max(pushed - start - budget, 0.0) + (end - pushed)
                 self._overhead = 0.7 * self._overhead + 0.3 * overhead
