@@ -20,8 +20,9 @@ constants" card ``constants-card`` (one widget per constant, CSS class
 ``constant-<algorithm>-<name>``, its inline message ``constants-alert``).  Every plot pane
 carries a CSS class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's
 mean curves are Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose
-``data_source`` holds the columns ``t`` and ``regret`` (find them with
-``Bokeh.documents[0].get_model_by_name("regret-CUCB")``).
+``data_source`` holds the columns ``t`` and ``regret`` (find them among the renderers of the
+newest figure named ``regret-plot``: BokehJS keeps replaced figures in its document, see
+docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -196,6 +197,7 @@ class DashboardApp(pn.viewable.Viewer):
         self.config.param.watch(self._on_config, ["errors", "problem", "algorithm_options"])
         self.config.param.watch(self._on_names, ["problem", "seed"])
         self.config.param.watch(self._on_log_axes, ["log_axes"])
+        self.config.param.watch(self._on_idle_structure, ["problem", "algorithms"])
         # the idle progress shows T; the idle notice says when the plots show older settings
         self.config.param.watch(self._on_status, ["horizon", "algorithms"])
         self.run_model.param.watch(self._on_status, ["status", "error", "t"])
@@ -870,6 +872,21 @@ class DashboardApp(pn.viewable.Viewer):
     def _on_names(self, *_: Any) -> None:
         self.download.filename = self._csv_name()
 
+    def _on_idle_structure(self, *_: Any) -> None:
+        """Nothing has run yet (or Reset cleared it): draw the empty plots of the new problem /
+        algorithms at once, so the legend and the problem's own plots (DEO weights, PAC, shift)
+        are there before Run.  After a run its plots stay until the next Run or Reset."""
+        c, m = self.config, self.run_model
+        if (
+            m.sim is None
+            and m.result is None
+            and set(c.algorithms) <= set(c.algorithm_options)  # not mid-update of the problem
+            and self._structure() != self._plots_structure
+        ):
+            with pn.io.hold():
+                self._build_plots()
+            self._on_status()
+
     def _on_log_axes(self, *_: Any) -> None:
         self._build_plots()
         self._push()
@@ -891,14 +908,15 @@ class DashboardApp(pn.viewable.Viewer):
         self.welcome.visible = status == "idle" and not self.lesson_column.visible
         notices = m.notices()
         if (
-            m.sim is None
-            and m.result is None
+            m.result is not None
             and hasattr(self, "_plots_structure")
             and self._structure() != self._plots_structure
         ):
+            # idle plots follow the settings at once; a run's plots stay until Run or Reset
+            verb = "is still running" if status == "running" else "ran"
             notices.append(
-                "The plots still show the previous problem or algorithms: press Run to draw "
-                "them for the new settings."
+                f"The plots show the run that {verb} with the previous problem or algorithms: "
+                "press Run for the new settings (Reset clears the plots)."
             )
         self.notice.param.update(object=" ".join(notices), visible=bool(notices))
         if status == "error" and m.error:
@@ -921,7 +939,7 @@ class DashboardApp(pn.viewable.Viewer):
 
 def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
     """Name the regret plot's mean-curve renderers and sources ``regret-<algorithm>`` (a
-    stable handle for browser tests: ``Bokeh.documents[0].get_model_by_name(...)``)."""
+    stable handle for browser tests and page scripts)."""
 
     def name(hv_plot: Any) -> None:
         for sub in getattr(hv_plot, "subplots", {}).values():

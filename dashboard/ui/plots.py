@@ -781,6 +781,8 @@ def shift_plot(t: np.ndarray, nu: np.ndarray) -> hv.Curve:
             line_width=2,
             tools=["hover"],
             xformatter=NumeralTickFormatter(format="0,0"),
+            # before any round: a whole-number axis (a unit range would read "0 0 0 0")
+            **({} if len(t) else {"xlim": (0, 100)}),
         )
     )
 
@@ -839,8 +841,7 @@ def pac_plot(
     )
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title="PAC view: √t · e_t per phase"
-            + ("" if shown else " (none yet: SBE reports one per phase)"),
+            title="PAC view: √t · e_t per phase" + ("" if shown else " (none yet)"),
             xformatter=_T_FORMAT,
             legend_position="top_right",
             xlim=_xlim(result) or (None, None),

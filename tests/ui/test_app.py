@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import gc
 
+import holoviews as hv
 import numpy as np
 import panel as pn
 import pytest
@@ -433,13 +434,48 @@ def test_idle_progress_follows_the_horizon():
     assert app.progress_text.object.startswith("**t = 0 / 5,000**")
 
 
-def test_idle_problem_change_says_the_plots_show_the_previous_settings():
-    from dashboard.ui.app import DashboardApp
+def _regret_labels(app) -> list[str]:
+    """Labels of the mean curves of the regret plot on show (its legend entries)."""
+    app.plots["regret"].ensure_rendered()  # plots render lazily, when first shown
+    element = app.plots["regret"].element
+    return sorted(
+        el.label
+        for el in element.values()
+        if type(el) is hv.Curve and not el.label.startswith("rate shape")
+    )
 
-    app = DashboardApp()
-    assert not app.notice.visible
+
+def test_idle_problem_change_draws_the_new_problems_plots_at_once():
+    app = DashboardApp(autostart_timer=False)
+    assert "weights" not in app.plots
+    builds = []
+    build = app._build_plots
+    app._build_plots = lambda: (builds.append(app.config.problem), build())
     app.config.problem = "semiparametric"
-    assert app.notice.visible
-    assert "press Run" in app.notice.object
-    app.config.problem = "cmab"  # back to what the plots show: no notice
+    # the DEO weights, PAC and shift plots are there before any Run, with the new legend
+    assert {"weights", "pac", "shift"} <= set(app.plots)
+    assert _regret_labels(app) == sorted(app.config.algorithms)
+    assert set(app.panes.values()) <= set(app.plot_area.select(pn.pane.PaneBase))
+    assert not app.notice.visible  # nothing on screen is out of date
+    # one rebuild per problem change, not one per intermediate algorithm list
+    assert builds == ["semiparametric"]
+    app.config.algorithms = ["SBE"]
+    assert _regret_labels(app) == ["SBE"]
+    app.config.problem = "cmab"
+    assert "weights" not in app.plots
+    assert _regret_labels(app) == sorted(app.config.algorithms)
     assert not app.notice.visible
+
+
+def test_problem_change_after_a_run_keeps_its_plots_and_says_so():
+    app = DashboardApp(autostart_timer=False)
+    app.config.param.update(horizon=300, runs=1)
+    app.run()
+    while app.run_model.status == "running":
+        app.tick()
+    shown = app.plots["regret"]
+    app.config.problem = "semiparametric"
+    assert app.plots["regret"] is shown and "weights" not in app.plots  # the run stays
+    assert app.notice.visible and "press Run" in app.notice.object
+    app.reset()  # Reset clears the run: the new problem's plots, no notice
+    assert "weights" in app.plots and not app.notice.visible
