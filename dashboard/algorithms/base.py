@@ -42,6 +42,19 @@ def validate_int(name: str, value: Any, low: int, high: int | None = None) -> in
     return v
 
 
+def validate_positive(name: str, value: Any, allow_zero: bool = False) -> float:
+    """Return ``value`` as a finite float > 0 (or >= 0 with ``allow_zero``), or raise a
+    ValueError saying what is allowed (booleans are refused: ``True`` is not a constant)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if isinstance(value, bool) or not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        allowed = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
+    return v
+
+
 def validate_probability(name: str, value: Any) -> float:
     """Return ``value`` as a float in the open interval (0, 1) (e.g. a confidence ``delta``),
     or raise a ValueError saying what is allowed."""

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from ..base import validate_positive
+
 __all__ = [
     "DesignReport",
     "GOptimalResult",
@@ -63,16 +65,6 @@ def _as_matrix(name: str, a: Any) -> np.ndarray:
     if not np.all(np.isfinite(m)):
         raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
     return m
-
-
-def _positive(name: str, value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}") from exc
-    if not math.isfinite(v) or v <= 0 or isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return v
 
 
 def _index(name: str, value: Any, k: int) -> int:
@@ -404,8 +396,8 @@ def g_optimal_design(
         On NaN/inf, empty or non-2-D input, or non-positive ``tol`` / ``max_iter``.
     """
     V = _as_matrix("vectors", vectors)
-    tol = _positive("tol", tol)
-    rank_tol = _positive("rank_tol", rank_tol)
+    tol = validate_positive("tol", tol)
+    rank_tol = validate_positive("rank_tol", rank_tol)
     try:
         ok = float(max_iter).is_integer() and int(max_iter) >= 1
     except (TypeError, ValueError, OverflowError):
@@ -555,7 +547,7 @@ def design_report(
     A = _arms(arms, K)
     if anchor not in A:
         raise ValueError(f"anchor {anchor} must be one of arms {A.tolist()}")
-    rank_tol = _positive("rank_tol", rank_tol)
+    rank_tol = validate_positive("rank_tol", rank_tol)
     xbar = w @ X
     factor = np.sqrt(w)[:, None] * (X - xbar)
     to_anchor = extended_norms(factor, X[A] - X[anchor], rank_tol)
@@ -641,7 +633,7 @@ def deo_design(
             f"anchor {anchor} must be one of arms {A.tolist()} "
             f"(SBE uses the smallest surviving index, here {int(A[0])})"
         )
-    tol = _positive("tol", tol)
+    tol = validate_positive("tol", tol)
     others = A[A != anchor]
     w = np.zeros(K)
     w[anchor] = 1.0

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ...base import validate_positive
+
 __all__ = [
     "FIXED_POINT_SCALE",
     "UNPLAYED_INDEX",
@@ -46,18 +48,6 @@ FIXED_POINT_SCALE = 2.0**32
 
 #: Rounds per vectorised piece when a block is played (bounds memory at T = 10^6).
 CHUNK_ROUNDS = 1 << 17
-
-
-def validate_positive(name: str, value: Any, allow_zero: bool = False) -> float:
-    """Return ``value`` as a finite float > 0 (or >= 0), else raise a ValueError."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if isinstance(value, bool) or not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        allowed = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
-    return v
 
 
 def check_linear_env(env: Any, policy: str) -> None:

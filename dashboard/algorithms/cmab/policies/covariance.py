@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import Policy, PolicyEvent, Stopwatch, validate_int
+from ...base import Policy, PolicyEvent, Stopwatch, validate_int, validate_positive
 from ..oracle import Oracle, OracleRequest
 
 __all__ = ["AROQC", "OLSUCBC", "SROQC", "CovStats", "RegretCounter", "epoch_ends"]
@@ -92,19 +92,8 @@ def _check_executor(executor: Executor | None) -> None:
         raise ValueError("executor must be a concurrent.futures.Executor or None")
 
 
-def _positive(name: str, value: float, allow_zero: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        allowed = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
-    return v
-
-
 def _fraction(name: str, value: float) -> float:
-    v = _positive(name, value, allow_zero=True)
+    v = validate_positive(name, value, allow_zero=True)
     if v > 1:
         raise ValueError(f"{name} must be in [0, 1], got {value!r}")
     return v
@@ -251,9 +240,9 @@ class _CovBase(Policy):
         executor: Executor | None,
     ) -> None:
         super().__init__()
-        self.f_const = _positive("f_const", f_const, allow_zero=True)
-        self.h_const = _positive("h_const", h_const, allow_zero=True)
-        self.oracle_delay = _positive("oracle_delay", oracle_delay, allow_zero=True)
+        self.f_const = validate_positive("f_const", f_const, allow_zero=True)
+        self.h_const = validate_positive("h_const", h_const, allow_zero=True)
+        self.oracle_delay = validate_positive("oracle_delay", oracle_delay, allow_zero=True)
         _check_executor(executor)
         self.executor = executor
 
@@ -273,7 +262,7 @@ class _CovBase(Policy):
 
     # -- warm-up of Algorithm 3, lines 4-9 (shared by AROQ-C and the OLS-UCB-C baseline) ------
     def _init_warmup(self, warmup_multiplier: float, warmup_fraction: float) -> None:
-        self.warmup_multiplier = _positive("warmup_multiplier", warmup_multiplier, True)
+        self.warmup_multiplier = validate_positive("warmup_multiplier", warmup_multiplier, True)
         self.warmup_fraction = _fraction("warmup_fraction", warmup_fraction)
 
     def _reset_warmup(self) -> None:
@@ -554,7 +543,7 @@ class SROQC(_CovBase):
         super().__init__(f_const, h_const, oracle_delay, executor)
         self.M = None if M is None else validate_int("M (number of epochs)", M, 1)
         self.grid_kind = grid_kind
-        self.pair_multiplier = _positive("pair_multiplier", pair_multiplier, True)
+        self.pair_multiplier = validate_positive("pair_multiplier", pair_multiplier, True)
         self.pair_fraction = _fraction("pair_fraction", pair_fraction)
 
     def reset(self, env: Any, horizon: int) -> None:

@@ -33,9 +33,8 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy, validate_probability
+from ...base import Policy, validate_positive, validate_probability
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
-from .sbe import _positive
 
 __all__ = ["BOSE", "BatchedBOSE"]
 
@@ -73,9 +72,9 @@ class BatchedBOSE(PerRoundBatch):
         distribution: str = "uniform",
     ) -> None:
         super().__init__()
-        self.c = _positive("c", c)
+        self.c = validate_positive("c", c)
         self.delta = validate_probability("delta", delta)
-        self.lam = None if lam is None else _positive("lam", lam)
+        self.lam = None if lam is None else validate_positive("lam", lam)
         if str(distribution).lower() != "uniform":
             raise ValueError(
                 f"distribution must be 'uniform' (the authors' code; the paper's per-round "

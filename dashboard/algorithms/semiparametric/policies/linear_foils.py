@@ -30,11 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ...base import Policy, PolicyEvent, Stopwatch, validate_probability
+from ...base import Policy, PolicyEvent, Stopwatch, validate_positive, validate_probability
 from ..design import g_optimal_design
 from ..estimators import LeastSquares
 from .per_round import PerRoundBatch, single_advance, single_reset
-from .sbe import _positive
 
 __all__ = ["BatchedLinUCB", "GElimination", "LinUCB"]
 
@@ -63,10 +62,10 @@ class BatchedLinUCB(PerRoundBatch):
         self, lam: float = 1.0, delta: float = 0.05, alpha: float = 1.0, sigma: float = 1.0
     ) -> None:
         super().__init__()
-        self.lam = _positive("lam", lam)
+        self.lam = validate_positive("lam", lam)
         self.delta = validate_probability("delta", delta)
-        self.alpha = _positive("alpha", alpha)
-        self.sigma = _positive("sigma", sigma)
+        self.alpha = validate_positive("alpha", alpha)
+        self.sigma = validate_positive("sigma", sigma)
 
     def params(self) -> dict[str, Any]:
         """Tunable parameters."""
@@ -187,10 +186,10 @@ class GElimination(Policy):
         design_tol: float = 1e-3,
     ) -> None:
         super().__init__()
-        self.c = _positive("c", c)
+        self.c = validate_positive("c", c)
         self.delta = validate_probability("delta", delta)
-        self.elimination_factor = _positive("elimination_factor", elimination_factor)
-        self.design_tol = _positive("design_tol", design_tol)
+        self.elimination_factor = validate_positive("elimination_factor", elimination_factor)
+        self.design_tol = validate_positive("design_tol", design_tol)
 
     def params(self) -> dict[str, Any]:
         return {

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy, PolicyEvent, Stopwatch, validate_probability
+from ...base import Policy, PolicyEvent, Stopwatch, validate_positive, validate_probability
 from ..design import deo_design
 from ..estimators import OrthogonalizedRidge
 
@@ -108,14 +108,14 @@ class SBE(Policy):
         design_tol: float = 1e-3,
     ) -> None:
         super().__init__()
-        self.c = _positive("c", c)
+        self.c = validate_positive("c", c)
         self.delta = validate_probability("delta", delta)
         rule = str(n_rule).strip().lower()
         if rule not in N_RULES:
             raise ValueError(f"n_rule must be one of {', '.join(N_RULES)}, got {n_rule!r}")
         self.n_rule = rule
-        self.elimination_factor = _positive("elimination_factor", elimination_factor)
-        self.design_tol = _positive("design_tol", design_tol)
+        self.elimination_factor = validate_positive("elimination_factor", elimination_factor)
+        self.design_tol = validate_positive("design_tol", design_tol)
         self.env: Any = None
 
     def params(self) -> dict[str, Any]:
@@ -271,13 +271,3 @@ class SBE(Policy):
         if self.t == self._phase_end or self.t == self.horizon:
             self._finish_phase()
         return self.t
-
-
-def _positive(name: str, value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0 or isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return v

@@ -29,9 +29,8 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy, validate_int
+from ...base import Policy, validate_int, validate_positive
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
-from .sbe import _positive
 
 __all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
 
@@ -60,7 +59,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
 
     def __init__(self, c: float = 1.0, n_mc: int = 100) -> None:
         super().__init__()
-        self.c = _positive("c", c)
+        self.c = validate_positive("c", c)
         self.n_mc = validate_int("n_mc", n_mc, 1, 100_000)
 
     def params(self) -> dict[str, Any]:
