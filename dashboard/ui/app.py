@@ -198,7 +198,7 @@ class DashboardApp(pn.viewable.Viewer):
         self.config.param.watch(self._on_names, ["problem", "seed"])
         self.config.param.watch(self._on_log_axes, ["log_axes"])
         self.config.param.watch(self._on_idle_structure, ["problem", "algorithms"])
-        # the idle progress shows T; the idle notice says when the plots show older settings
+        # the idle progress shows T; the notice says when a run's plots show older settings
         self.config.param.watch(self._on_status, ["horizon", "algorithms"])
         self.run_model.param.watch(self._on_status, ["status", "error", "t"])
         self._on_config()
