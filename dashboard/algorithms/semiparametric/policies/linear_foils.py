@@ -34,6 +34,7 @@ from ...base import Policy, PolicyEvent, Stopwatch, validate_positive, validate_
 from ..design import g_optimal_design
 from ..estimators import LeastSquares
 from .per_round import PerRoundBatch, single_advance, single_reset
+from .phases import PhaseElimination
 
 __all__ = ["BatchedLinUCB", "GElimination", "LinUCB"]
 
@@ -159,7 +160,7 @@ class LinUCB(Policy):
         return single_advance(self, until)
 
 
-class GElimination(Policy):
+class GElimination(PhaseElimination):
     """Phased elimination with G-optimal exploration (Lattimore & Szepesvari 2020, Alg. 12).
 
     Parameters
@@ -201,38 +202,11 @@ class GElimination(Policy):
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
-        super().__init__()
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
-        self.env = env
-        self.horizon = int(horizon)
-        self.X = np.asarray(env.X, dtype=float)
-        self.K, self.d = self.X.shape
-        self._gaps = np.asarray(env.gaps, dtype=float)
-        self._gap_list = self._gaps.tolist()
-        self.pulls = np.zeros(self.K, dtype=np.int64)
-        self.surviving = np.arange(self.K)
-        self.phase = 0
-        self.theta_hat: np.ndarray | None = None
-        self._declared: int | None = None
-        self._declared_at: int | None = None
+        self._reset_phases(env, horizon)
         self._start_phase()
 
-    @property
-    def declared_arm(self) -> int | None:
-        return self._declared
-
-    @property
-    def declaration_time(self) -> int | None:
-        return self._declared_at
-
     def _start_phase(self) -> None:
-        if self.surviving.size == 1:
-            self._declared = int(self.surviving[0])
-            self._declared_at = self.t
-            self.events.append(
-                PolicyEvent(self.t, "declare", {"arm": self._declared, "phase": self.phase})
-            )
+        if self._declare_if_one_left():
             return
         self.phase += 1
         l = self.phase
@@ -266,9 +240,7 @@ class GElimination(Policy):
         self.log.record(self.t, self.log.new_round(), "least squares", sw.seconds)
         self.theta_hat = theta
         eps = 2.0**-l
-        est = self.X[self.surviving] @ theta
-        est_gaps = est.max() - est
-        keep = est_gaps <= self.elimination_factor * eps
+        est_gaps, keep = self._eliminate(theta, eps)
         self.events.append(
             PolicyEvent(
                 self.t,
@@ -290,11 +262,7 @@ class GElimination(Policy):
                 },
             )
         )
-        if truncated:
-            return
-        self.surviving = self.surviving[keep]
-        if self.t < self.horizon or self.surviving.size == 1:
-            self._start_phase()
+        self._close_phase(keep, truncated)
 
     def action_distribution(self) -> np.ndarray:
         """One-hot at the next scheduled arm (the schedule is deterministic)."""
@@ -310,20 +278,16 @@ class GElimination(Policy):
         until = min(int(until), self.horizon)
         if self.t >= until:
             return self.t
-        t0 = self.t + 1
         if self._declared is not None:
-            L = until - self.t
-            self.env.play(np.full(L, self._declared, dtype=np.int64), t0, None)
-            self.pulls[self._declared] += L
-        else:
-            t1 = min(until, self._phase_end)
-            i0 = t0 - self._phase_start
-            arms = self._schedule[i0 : i0 + (t1 - t0 + 1)]
-            self._chunks_rewards.append(self.env.play(arms, t0, None))
-            self.pulls += np.bincount(arms, minlength=self.K)
-            until = t1
-        self.t = until
+            return self._play_declared(until, None)
+        t0 = self.t + 1
+        t1 = min(until, self._phase_end)
+        i0 = t0 - self._phase_start
+        arms = self._schedule[i0 : i0 + (t1 - t0 + 1)]
+        self._chunks_rewards.append(self.env.play(arms, t0, None))
+        self.pulls += np.bincount(arms, minlength=self.K)
+        self.t = t1
         self.cum_regret = float(self.pulls @ self._gaps)
-        if self._declared is None and (self.t == self._phase_end or self.t == self.horizon):
+        if self.t == self._phase_end or self.t == self.horizon:
             self._finish_phase()
         return self.t

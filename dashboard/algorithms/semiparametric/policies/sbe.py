@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy, PolicyEvent, Stopwatch, validate_positive, validate_probability
+from ...base import PolicyEvent, Stopwatch, validate_positive, validate_probability
 from ..design import deo_design
 from ..estimators import OrthogonalizedRidge
+from .phases import PhaseElimination
 
 __all__ = ["N_RULES", "SBE", "phase_length"]
 
@@ -62,7 +63,7 @@ def phase_length(l: int, d: int, K: int, delta: float, c: float = 1.0, n_rule: s
     return max(1, math.ceil(c * n))
 
 
-class SBE(Policy):
+class SBE(PhaseElimination):
     """SBE, Algorithm 2 of the experimental-design paper (Section 5.1).
 
     Parameters
@@ -130,30 +131,9 @@ class SBE(Policy):
     # ------------------------------------------------------------------ lifecycle
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run on a :class:`SemiparametricEnvironment` for ``horizon`` rounds."""
-        super().__init__()
-        if horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {horizon}")
-        self.env = env
-        self.horizon = int(horizon)
-        self.X = np.asarray(env.X, dtype=float)
-        self.K, self.d = self.X.shape
-        self._gaps = np.asarray(env.gaps, dtype=float)
+        self._reset_phases(env, horizon)
         self._key = rnd.stream_key(env.seed, env.rep, "SBE", "arms")
-        self.pulls = np.zeros(self.K, dtype=np.int64)
-        self.surviving = np.arange(self.K)
-        self.phase = 0
-        self.theta_hat: np.ndarray | None = None
-        self._declared: int | None = None
-        self._declared_at: int | None = None
         self._start_phase()
-
-    @property
-    def declared_arm(self) -> int | None:
-        return self._declared
-
-    @property
-    def declaration_time(self) -> int | None:
-        return self._declared_at
 
     def action_distribution(self) -> np.ndarray:
         """The distribution of the next round's arm: DEO weights of the current phase, or the
@@ -167,12 +147,7 @@ class SBE(Policy):
     # ------------------------------------------------------------------ phases
     def _start_phase(self) -> None:
         """Begin phase l+1 at the current round: declare, or solve DEO and set n_l."""
-        if self.surviving.size == 1:
-            self._declared = int(self.surviving[0])
-            self._declared_at = self.t
-            self.events.append(
-                PolicyEvent(self.t, "declare", {"arm": self._declared, "phase": self.phase})
-            )
+        if self._declare_if_one_left():
             return
         self.phase += 1
         l = self.phase
@@ -204,9 +179,7 @@ class SBE(Policy):
         self.log.record(self.t, self.log.new_round(), "orthogonalized estimate", sw.seconds)
         self.theta_hat = theta
         eps = 2.0**-l
-        est_rewards = self.X[self.surviving] @ theta
-        est_gaps = est_rewards.max() - est_rewards
-        keep = est_gaps <= self.elimination_factor * eps
+        est_gaps, keep = self._eliminate(theta, eps)
         r = self._report
         self.events.append(
             PolicyEvent(
@@ -238,11 +211,7 @@ class SBE(Policy):
                 },
             )
         )
-        if truncated:  # Algorithm 2: "if t + 1 >= T, exit" -- no elimination on partial data
-            return
-        self.surviving = self.surviving[keep]
-        if self.t < self.horizon or self.surviving.size == 1:
-            self._start_phase()
+        self._close_phase(keep, truncated)  # Algorithm 2: "if t + 1 >= T, exit"
 
     # ------------------------------------------------------------------ playing
     def advance(self, until: int) -> int:
@@ -252,13 +221,7 @@ class SBE(Policy):
             return self.t
         t0 = self.t + 1
         if self._declared is not None:
-            L = until - self.t
-            arms = np.full(L, self._declared, dtype=np.int64)
-            self.env.play(arms, t0, self.action_distribution())
-            self.pulls[self._declared] += L
-            self.t = until
-            self.cum_regret = float(self.pulls @ self._gaps)
-            return self.t
+            return self._play_declared(until, self.action_distribution())
         t1 = min(until, self._phase_end)
         counters = np.arange(t0, t1 + 1, dtype=np.int64)
         arms = rnd.categorical(self._key, counters, self._cdf)
