@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import randomness as rnd
-from ..base import validate_int
+from ..base import validate_int, validate_positive
 from .instances import SemiparametricInstance
 from .shifts import NoShift, Shift, ShiftContext
 
@@ -84,12 +84,7 @@ class SemiparametricEnvironment:
         shift = NoShift() if shift is None else shift
         if not isinstance(shift, Shift):
             raise ValueError("shift must be a Shift (see shifts.make_shift)")
-        try:
-            noise_sigma = float(noise_sigma)
-        except (TypeError, ValueError):
-            raise ValueError(f"noise_sigma must be a number >= 0, got {noise_sigma!r}") from None
-        if not np.isfinite(noise_sigma) or noise_sigma < 0:
-            raise ValueError(f"noise_sigma must be a finite number >= 0, got {noise_sigma}")
+        noise_sigma = validate_positive("noise_sigma", noise_sigma, allow_zero=True)
         self.instance = instance
         self.shift = shift
         self.noise_sigma = noise_sigma

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ..base import validate_probability
+from ..base import validate_positive, validate_probability
 
 __all__ = ["LeastSquares", "OrthogonalizedRidge", "ridge_beta"]
 
@@ -144,9 +144,7 @@ class LeastSquares:
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
             raise ValueError("X must be a (K, d) array")
-        ridge = float(ridge)
-        if not ridge >= 0 or not math.isfinite(ridge):
-            raise ValueError(f"ridge must be a finite number >= 0, got {ridge}")
+        ridge = validate_positive("ridge", ridge, allow_zero=True)
         self.X = X
         self.K, self.d = X.shape
         self.ridge = ridge

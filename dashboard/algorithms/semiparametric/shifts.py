@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import randomness as rnd
-from ..base import validate_int
+from ..base import validate_int, validate_positive
 
 __all__ = [
     "SHIFT_KEYS",
@@ -72,13 +72,7 @@ class Shift(ABC):
     adaptive: ClassVar[bool] = False
 
     def __init__(self, magnitude: float = 1.0, seed: int = 0) -> None:
-        try:
-            magnitude = float(magnitude)
-        except (TypeError, ValueError):
-            raise ValueError(f"shift magnitude must be a number >= 0, got {magnitude!r}") from None
-        if not np.isfinite(magnitude) or magnitude < 0:
-            raise ValueError(f"shift magnitude must be a finite number >= 0, got {magnitude}")
-        self.magnitude = magnitude
+        self.magnitude = validate_positive("shift magnitude", magnitude, allow_zero=True)
         self.seed = validate_int("seed", seed, 0)
 
     @abstractmethod
