@@ -144,6 +144,19 @@ def test_scores_validation():
         fam.argmax_linear_batch(np.zeros(7))
 
 
+@pytest.mark.parametrize("fam", SMALL_FAMILIES, ids=IDS)
+def test_batch_scores_are_validated_like_single_scores(fam):
+    """Every family's batch oracle refuses what its single-row oracle refuses."""
+    with pytest.raises(ValueError, match=rf"shape \(R, {fam.d}\)"):
+        fam.argmax_linear_batch(np.zeros(fam.d))
+    with pytest.raises(ValueError, match=rf"shape \(R, {fam.d}\)"):
+        fam.argmax_linear_batch(np.zeros((2, fam.d + 1)))
+    S = np.zeros((3, fam.d))
+    S[1, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fam.argmax_linear_batch(S)
+
+
 # ---------------------------------------------------------------------------- Paths
 
 

@@ -117,6 +117,17 @@ def _check_scores(scores: Any, d: int) -> np.ndarray:
     return s
 
 
+def _check_score_matrix(scores: Any, d: int) -> np.ndarray:
+    """``scores`` as a float ``(R, d)`` matrix without NaN (the batch twin of
+    :func:`_check_scores`; ValueError otherwise)."""
+    S = np.asarray(scores, dtype=float)
+    if S.ndim != 2 or S.shape[1] != d:
+        raise ValueError(f"scores must have shape (R, {d}), got {S.shape}")
+    if np.isnan(S).any():
+        raise ValueError("scores must not contain NaN")
+    return S
+
+
 def _finite_scores(s: np.ndarray, m: int) -> np.ndarray:
     """Replace ``+-inf`` by ``+-M`` with ``M`` larger than any ``m``-sum of finite scores, so
     that sums rank actions lexicographically (infinite arms first, then finite part)."""
@@ -208,9 +219,7 @@ class ActionFamily(ABC):
 
     def argmax_linear_batch(self, scores: np.ndarray) -> np.ndarray:
         """Row-wise :meth:`argmax_linear` for a ``(R, d)`` score matrix (no restriction)."""
-        S = np.asarray(scores, dtype=float)
-        if S.ndim != 2 or S.shape[1] != self.d:
-            raise ValueError(f"scores must have shape (R, {self.d}), got {S.shape}")
+        S = _check_score_matrix(scores, self.d)
         return np.stack([self.argmax_linear(s) for s in S])
 
     def brute_force_linear(
@@ -309,9 +318,7 @@ class MSets(ActionFamily):
         return a
 
     def argmax_linear_batch(self, scores):
-        s = np.asarray(scores, dtype=float)
-        if s.ndim != 2 or s.shape[1] != self.d:
-            raise ValueError(f"scores must have shape (R, {self.d}), got {s.shape}")
+        s = _check_score_matrix(scores, self.d)
         R = s.shape[0]
         a = np.zeros(s.shape, dtype=bool)
         if self.m == self.d:
@@ -506,11 +513,7 @@ class Paths(ActionFamily):
         return a
 
     def argmax_linear_batch(self, scores):
-        S = np.asarray(scores, dtype=float)
-        if S.ndim != 2 or S.shape[1] != self.d:
-            raise ValueError(f"scores must have shape (R, {self.d}), got {S.shape}")
-        if np.isnan(S).any():
-            raise ValueError("scores must not contain NaN")
+        S = _check_score_matrix(scores, self.d)
         S = np.stack([_finite_scores(row, self.m) for row in S]) if np.isinf(S).any() else S
         R = S.shape[0]
         rows = np.arange(R)
@@ -860,11 +863,7 @@ class ExplicitActions(ActionFamily):
         return A[int(np.argmax(v))].copy()
 
     def argmax_linear_batch(self, scores):
-        S = np.asarray(scores, dtype=float)
-        if S.ndim != 2 or S.shape[1] != self.d:
-            raise ValueError(f"scores must have shape (R, {self.d}), got {S.shape}")
-        if np.isnan(S).any():
-            raise ValueError("scores must not contain NaN")
+        S = _check_score_matrix(scores, self.d)
         if np.isinf(S).any():
             S = np.stack([_finite_scores(row, self.m) for row in S])
         return self._enum[np.argmax(S @ self._Af.T, axis=1)].copy()
