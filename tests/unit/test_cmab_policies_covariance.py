@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from regret_checks import half_and_total, random_play_regret
 
 from dashboard.algorithms.cmab.actions import MSets
 from dashboard.algorithms.cmab.policies.covariance import (
@@ -24,30 +25,15 @@ def _env(seed=0, rep=0):
     return CovarianceRewards(D, seed=seed).environment(MSets(D, M_SIZE), rep)
 
 
-def _random_play_regret(env, T):
-    gaps = np.array([env.gap(a) for a in env.family.enumerate()])
-    return gaps.mean() * T
-
-
-def _run_with_half(policy, env, T):
-    policy.reset(env, T)
-    half = None
-    while policy.t < T:
-        policy.advance(T // 2 if policy.t < T // 2 else T)
-        if policy.t == T // 2:
-            half = policy.cum_regret
-    return half, policy.cum_regret
-
-
 @pytest.mark.parametrize(("cls", "T"), [(AROQC, 4000), (SROQC, 4000), (OLSUCBC, 1500)])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sublinear_regret_on_paper_setting(cls, T, seed):
     """A.11.1 setting (d=10, m=3, Gaussian, Sigma = normalised(AA^T + I)): the second half of
     the horizon costs clearly less than the first, and far less than uniform random play."""
     env = _env(seed)
-    half, total = _run_with_half(cls(), env, T)
+    half, total = half_and_total(cls(), env, T)
     assert total - half < 0.6 * half
-    assert total < 0.35 * _random_play_regret(env, T)
+    assert total < 0.35 * random_play_regret(env, T)
 
 
 def test_oracle_counts_and_adaptivity():

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from regret_checks import half_and_total, random_play_regret
 
 from dashboard.algorithms.cmab.actions import MSets
 from dashboard.algorithms.cmab.policies.general import (
@@ -36,20 +37,6 @@ def _continuous_env(seed=0, rep=0):
     return ContinuousRewards(5, seed=seed).environment(MSets(5, 2), rep)
 
 
-def _random_play_regret(env, T):
-    return np.mean([env.gap(a) for a in env.family.enumerate()]) * T
-
-
-def _half_and_total(policy, env, T):
-    policy.reset(env, T)
-    half = None
-    while policy.t < T:
-        policy.advance(T // 2 if policy.t < T // 2 else T)
-        if policy.t == T // 2:
-            half = policy.cum_regret
-    return half, policy.cum_regret
-
-
 @pytest.mark.parametrize(("cls", "T"), [(AROQGR, 16_000), (SROQGR, 16_000), (SDCB, 1000)])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sublinear_regret_on_paper_setting(cls, T, seed):
@@ -57,18 +44,18 @@ def test_sublinear_regret_on_paper_setting(cls, T, seed):
     small fraction of uniform random play (the rare-query policies are cheap, so their horizon
     is long enough for the fixed-action blocks to average out)."""
     env = _general_env(seed)
-    half, total = _half_and_total(cls(), env, T)
+    half, total = half_and_total(cls(), env, T)
     assert total - half <= 0.6 * half
-    assert total < 0.3 * _random_play_regret(env, T)
+    assert total < 0.3 * random_play_regret(env, T)
 
 
 @pytest.mark.parametrize("cls", [DiscretizedAROQGR, DiscretizedSROQGR])
 def test_discretized_regret_on_continuous_outcomes(cls):
     T = 16_000
     env = _continuous_env(seed=0)
-    half, total = _half_and_total(cls(), env, T)
+    half, total = half_and_total(cls(), env, T)
     assert total - half <= 0.6 * half
-    assert total < 0.3 * _random_play_regret(env, T)
+    assert total < 0.3 * random_play_regret(env, T)
 
 
 def test_oracle_counts_and_adaptivity():
@@ -131,7 +118,7 @@ def test_linear_and_covariance_models_use_linear_scores():
         env = model.environment(MSets(6, 2), 0)
         p = AROQGR().run(env, 1500)
         assert p.kind == "sum" and p.t == 1500
-        assert p.cum_regret < 0.3 * _random_play_regret(env, 1500)
+        assert p.cum_regret < 0.3 * random_play_regret(env, 1500)
     s = SDCB().run(LinearRewards(6, seed=0).environment(MSets(6, 2), 0), 300)
     assert s.log.queries == 300
 
