@@ -210,10 +210,17 @@ class ActionFamily(ABC):
         include: Sequence[int] | np.ndarray = (),
         exclude: np.ndarray | None = None,
     ) -> np.ndarray | None:
-        """Exact ``argmax_a f(a)`` by enumeration (ties: first in enumeration order)."""
+        """Exact ``argmax_a f(a)`` by enumeration (ties: first in enumeration order).
+
+        A set function with an ``argmax_rows(A) -> row`` method (e.g. the vectorised
+        general-reward index, :class:`~.rewards.aggregate.ExpectedRewardIndex`) scores all
+        feasible rows at once and must return the same row as this loop would."""
         A = self.feasible(include, exclude)
         if len(A) == 0:
             return None
+        fast = getattr(f, "argmax_rows", None)
+        if fast is not None:
+            return A[int(fast(A))].copy()
         values = np.array([f(a) for a in A])
         return A[int(np.argmax(values))].copy()
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -44,7 +43,8 @@ import numpy as np
 
 from ...base import Policy, PolicyEvent, Stopwatch, validate_int
 from ..oracle import Oracle, OracleRequest
-from ..rewards.general import expected_aggregate, reward_function_of
+from ..rewards.aggregate import ExpectedRewardIndex, check_oracle_work, lattice
+from ..rewards.general import reward_function_of
 from .aroq import aroq_threshold
 from .covariance import RegretCounter, epoch_ends
 
@@ -200,6 +200,19 @@ class _GRBase(Policy):
         self.stats = EmpiricalDistributions(self.d)
         self.regret = RegretCounter(env)
         self._atom_cap = self.max_atoms
+        if self.kind != "sum":
+            check_oracle_work(self.name, env, *self._atoms_hint())
+
+    def _atoms_hint(self) -> tuple[int, bool]:
+        """Worst-case atoms per law and whether they lie on a lattice (work estimate)."""
+        support = getattr(self.env.model, "support", None)
+        if support is not None:
+            grid = np.unique(np.r_[np.asarray(support, dtype=float), 0.0, 1.0])
+            lat = lattice(grid)
+            if lat is not None:
+                return int(lat[2][-1]) + 1, True
+            return grid.size, False
+        return self.max_atoms, False
 
     # -- observations ---------------------------------------------------------------------
     def _transform(self, y: np.ndarray) -> np.ndarray:
@@ -229,15 +242,10 @@ class _GRBase(Policy):
         get = self.stats.optimistic if upper else self.stats.pessimistic
         return [get(i, float(rho[i]), self._atom_cap) for i in range(self.d)]
 
-    def _value_fn(self, dists: list[tuple[np.ndarray, np.ndarray]]) -> Callable[..., float]:
-        """``a -> E[r(a, y)]`` under the product of ``dists`` (Eq. (10)/(11))."""
-        kind = self.kind
-
-        def value(a: np.ndarray) -> float:
-            idx = np.flatnonzero(a)
-            return expected_aggregate([dists[i][0] for i in idx], [dists[i][1] for i in idx], kind)
-
-        return value
+    def _value_fn(self, dists: list[tuple[np.ndarray, np.ndarray]]) -> ExpectedRewardIndex:
+        """``a -> E[r(a, y)]`` under the product of ``dists`` (Eq. (10)/(11)); the oracle
+        scores all feasible actions at once through its ``argmax_rows``."""
+        return ExpectedRewardIndex(dists, self.kind)
 
     def _request(
         self,
@@ -588,6 +596,11 @@ class _Discretized:
     def _init_disc(self, s: int | None, lipschitz: float) -> None:
         self.s = None if s is None else validate_int("s (number of intervals)", s, 1)
         self.lipschitz = _number("lipschitz", lipschitz, 0.0, allow_low=False)
+
+    def _atoms_hint(self) -> tuple[int, bool]:
+        T, m = self.horizon, self.m  # type: ignore[attr-defined]
+        s = self.s if self.s is not None else paper_intervals(m, T, self.lipschitz)
+        return s + 1, True
 
     def _set_intervals(self, m: int, T: int) -> None:
         self.intervals = self.s if self.s is not None else paper_intervals(m, T, self.lipschitz)
