@@ -680,3 +680,9 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
     ) -> None:
         SROQGR.__init__(self, C, M, grid_kind, oracle_delay, executor, max_atoms)
         self._init_disc(s, lipschitz)
+
+
+# the batched engine the simulation runner finds as ``Batched<ClassName>`` in this module
+from .batched import BatchedSDCB  # noqa: E402
+
+__all__ += ["BatchedSDCB"]

@@ -43,6 +43,7 @@ __all__ = [
     "dense_on_grid",
     "error_bound",
     "lattice",
+    "prefix_table",
     "refined_argmax",
     "values_dense",
     "values_sparse",
@@ -85,7 +86,7 @@ def action_arms(A: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 _PREFIXES: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _prefixes(arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def prefix_table(arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of ``arms[:, :-1]`` and the inverse map (cached)."""
     key = arms.shape[1].to_bytes(4, "little") + arms.tobytes()
     hit = _PREFIXES.get(key)
@@ -132,12 +133,18 @@ def _g(kind: str, x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(x, 0.0)) if kind == "sqrt-sum" else x
 
 
-def values_dense(grid: np.ndarray, P: np.ndarray, arms: np.ndarray, kind: str) -> np.ndarray:
+def values_dense(
+    grid: np.ndarray,
+    P: np.ndarray,
+    arms: np.ndarray,
+    kind: str,
+    prefixes: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Approximate ``E[r(a, y)]`` for actions ``arms`` (``(n, k)`` arm indices) under per-arm
     laws ``P`` (``(R, d, G)`` or ``(d, G)``) on the sorted ``grid``; shape ``(R, n)``/``(n,)``.
 
     ``"max"`` works on any grid; ``"sqrt-sum"`` needs a :func:`lattice` grid (ValueError
-    otherwise)."""
+    otherwise).  ``prefixes`` is ``prefix_table(arms)``, if the caller keeps it."""
     P = np.asarray(P, dtype=float)
     squeeze = P.ndim == 2
     if squeeze:
@@ -167,21 +174,39 @@ def values_dense(grid: np.ndarray, P: np.ndarray, arms: np.ndarray, kind: str) -
         out = Q[:, arms[:, 0]] @ _g(kind, b + h * np.arange(L))
         return out[0] if squeeze else out
     # distributions of the sum of the first k-1 arms, one per distinct prefix
-    pref, inv = _prefixes(arms)
+    pref, inv = prefix_table(arms) if prefixes is None else prefixes
     dist = Q[:, pref[:, 0]]  # (R, n_pref, L)
     for j in range(1, k - 1):
         dist = _convolve(dist, Q[:, pref[:, j]])
     Lp = dist.shape[2]
     s = np.arange(Lp)[:, None] + np.arange(L)[None, :]
     H = _g(kind, k * b + h * s)  # (Lp, L) Hankel matrix of g at the total
-    HQ = dist @ H  # (R, n_pref, L)
-    out = np.einsum("rnl,rnl->rn", HQ[:, inv], Q[:, arms[:, k - 1]])
+    # value(prefix, last arm) for every pair at once, then one gather per action
+    M = (dist @ H) @ Q.transpose(0, 2, 1)  # (R, n_pref, d)
+    out = M[:, inv, arms[:, k - 1]]
     return out[0] if squeeze else out
+
+
+_SUM_MATRICES: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _sum_matrix(La: int, Lb: int) -> np.ndarray:
+    """0/1 matrix ``(La * Lb, La + Lb - 1)`` mapping the outer product to the sums ``a + b``."""
+    S = _SUM_MATRICES.get((La, Lb))
+    if S is None:
+        s = (np.arange(La)[:, None] + np.arange(Lb)[None, :]).ravel()
+        S = np.zeros((La * Lb, La + Lb - 1))
+        S[np.arange(La * Lb), s] = 1.0
+        _SUM_MATRICES[(La, Lb)] = S
+    return S
 
 
 def _convolve(a: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Row-wise full convolution of ``a`` (..., La) with ``p`` (..., Lb)."""
     La, Lb = a.shape[-1], p.shape[-1]
+    if La * Lb <= 4096:  # outer product, then one matmul summing along anti-diagonals
+        S = _sum_matrix(La, Lb)
+        return (a[..., :, None] * p[..., None, :]).reshape(*a.shape[:-1], La * Lb) @ S
     out = np.zeros((*a.shape[:-1], La + Lb - 1))
     for c in np.flatnonzero(p.reshape(-1, Lb).any(axis=0)):
         out[..., c : c + La] += a * p[..., c : c + 1]

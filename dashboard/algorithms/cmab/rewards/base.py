@@ -10,7 +10,9 @@ the numbers never depend on how a run is chunked.
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +20,11 @@ from ...base import validate_int
 from ..actions import ActionFamily
 
 __all__ = ["CMABEnvironment", "RewardModel"]
+
+#: model -> family -> optimal action (weak keys: no effect on pickling or lifetimes)
+_OPTIMAL: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class RewardModel(ABC):
@@ -88,10 +95,19 @@ class CMABEnvironment:
         self.d, self.m = family.d, family.m
         self.pulls = np.zeros(self.d, dtype=np.int64)
         self._reward_cache: dict[bytes, float] = {}
-        if model.linear:
-            self.optimal_action = family.argmax_linear(model.mu)
-        else:
-            self.optimal_action = family.argmax_set_function(model.expected_reward)
+        # a* depends only on (model, family): computed once for all repetitions (enumerating
+        # C(d, m) actions of a general reward per repetition dominated start-up)
+        cache = _OPTIMAL.setdefault(model, weakref.WeakKeyDictionary())
+        best = cache.get(family)
+        if best is None:
+            if model.linear:
+                best = family.argmax_linear(model.mu)
+            else:
+                fast = getattr(model, "expected_reward_index", None)
+                f = model.expected_reward if fast is None else fast()
+                best = family.argmax_set_function(f)
+            cache[family] = best
+        self.optimal_action = best.copy()
         self.optimal_reward = self.expected_reward(self.optimal_action)
 
     def expected_reward(self, action: np.ndarray) -> float:

@@ -17,6 +17,7 @@ number of distinct partial values, not the size of the product support.  The pol
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import betaincinv
@@ -208,6 +209,13 @@ class GeneralRewards(RewardModel):
         return expected_aggregate(
             [self.support] * arms.size, [self.probs[i] for i in arms], self.reward_kind
         )
+
+    def expected_reward_index(self) -> Any:
+        """``expected_reward`` as a set function whose ``argmax_rows`` scores a whole family at
+        once (same values, same argmax; used to find a* quickly)."""
+        from .aggregate import ExpectedRewardIndex
+
+        return ExpectedRewardIndex([(self.support, p) for p in self.probs], self.reward_kind)
 
     def reward(self, action: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Realised reward r(a, y) for rows ``y`` of shape ``(L, d)`` (or ``(d,)``)."""
