@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -35,56 +34,21 @@ import numpy as np
 
 from ...base import Policy, PolicyEvent, Stopwatch, validate_int, validate_positive
 from ..oracle import Oracle, OracleRequest
+from .covariance_index import (
+    CovStats,
+    action_table,
+    argmax_index,
+    check_enumerable,
+    f_h,
+    index_function,
+    index_values,
+)
+from .shared import RegretCounter, epoch_ends
 
 __all__ = ["AROQC", "OLSUCBC", "SROQC", "CovStats", "RegretCounter", "epoch_ends"]
 
 #: Rounds simulated per vectorised block (bounds memory of (L, d) outcome matrices).
 _CHUNK = 65_536
-#: Fixed-point scale of outcome sums (same as :data:`.common.FIXED_POINT_SCALE`).
-_SCALE = 2.0**32
-
-
-def _fixed(y: np.ndarray) -> np.ndarray:
-    return np.rint(np.asarray(y, dtype=float) * _SCALE).astype(np.int64)
-
-
-# ----------------------------------------------------------------------------------------------
-# helpers shared with policies/general.py
-# ----------------------------------------------------------------------------------------------
-def _fallback_epoch_ends(T: int, M: int) -> np.ndarray:
-    """Gao et al. (2019) grid: ends ``e_1 = eta``, ``e_tau = eta sqrt(e_{tau-1})``, ``e_M = T``
-    with ``eta = T^(1 / (2 - 2^(1-M)))`` (used only if :mod:`.sroq` is unavailable)."""
-    eta = T ** (1.0 / (2.0 - 2.0 ** (1 - M)))
-    ends = [eta]
-    for _ in range(M - 2):
-        ends.append(eta * math.sqrt(ends[-1]))
-    raw = np.floor(np.asarray(ends[: M - 1]) + 1e-9).astype(np.int64)
-    return np.unique(np.r_[np.clip(raw, 1, T), T])
-
-
-def epoch_ends(T: int, M: int | None = None, kind: str | None = None) -> np.ndarray:
-    """Last round of each epoch of the SROQ time grid over rounds ``1..T``.
-
-    Delegates to ``sroq_time_grid(T, M, kind)`` and ``default_num_epochs(T)`` of :mod:`.sroq`
-    (imported lazily) so that every scheduled algorithm (Algorithms 2, 4, 7) shares one grid;
-    epoch ``tau`` covers ``g_{tau-1} .. g_tau - 1`` and the last one ends at ``T``.
-
-    Returns
-    -------
-    ndarray of int64
-        Strictly increasing epoch ends, the last equal to ``T``.
-    """
-    T = validate_int("horizon", T, 1)
-    try:
-        from .sroq import default_num_epochs, sroq_time_grid
-    except ImportError:  # pragma: no cover - only while sroq.py does not exist
-        M = max(1, math.ceil(math.log2(math.log2(T)))) if T >= 4 else 1 if M is None else M
-        return _fallback_epoch_ends(T, validate_int("M (number of epochs)", M, 1))
-    M = default_num_epochs(T) if M is None else validate_int("M (number of epochs)", M, 1)
-    if M > T:
-        M = T
-    g = sroq_time_grid(T, M) if kind is None else sroq_time_grid(T, M, kind)
-    return np.r_[np.asarray(g[1:M], dtype=np.int64) - 1, T].astype(np.int64)
 
 
 def _check_executor(executor: Executor | None) -> None:
@@ -97,130 +61,6 @@ def _fraction(name: str, value: float) -> float:
     if v > 1:
         raise ValueError(f"{name} must be in [0, 1], got {value!r}")
     return v
-
-
-class CovStats:
-    """Sufficient statistics of Section 4: ``n_i``, ``sum y_i``, ``n_(i,j)``, ``sum y_i y_j``.
-
-    Sums are kept in fixed point (int64 multiples of ``2**-32``, as in :mod:`.common`), so
-    any chunking of the same rounds gives bit-identical estimates and decisions.
-    """
-
-    def __init__(self, d: int) -> None:
-        self.d = d
-        self.n = np.zeros(d, dtype=np.int64)
-        self.sy = np.zeros(d, dtype=np.int64)
-        self.n2 = np.zeros((d, d), dtype=np.int64)
-        self.syy = np.zeros((d, d), dtype=np.int64)
-
-    def add_fixed(self, arms: np.ndarray, y: np.ndarray) -> None:
-        """Add ``L`` rounds of one action (``y`` has shape ``(L, k)``)."""
-        L = y.shape[0]
-        self.n[arms] += L
-        self.sy[arms] += _fixed(y).sum(axis=0)
-        ix = np.ix_(arms, arms)
-        self.n2[ix] += L
-        self.syy[ix] += _fixed(y[:, :, None] * y[:, None, :]).sum(axis=0)
-
-    def add_rows(self, y: np.ndarray) -> None:
-        """Add rounds given as a ``(L, d)`` array with ``nan`` for unplayed arms."""
-        mask = ~np.isnan(y)
-        y0 = np.where(mask, y, 0.0)
-        mi = mask.astype(np.int64)
-        self.n += mi.sum(axis=0)
-        self.sy += _fixed(y0).sum(axis=0)
-        self.n2 += mi.T @ mi
-        self.syy += _fixed(y0[:, :, None] * y0[:, None, :]).sum(axis=0)
-
-    def mu_hat(self) -> np.ndarray:
-        """Empirical means (0 for unplayed arms)."""
-        return self.sy / _SCALE / np.maximum(self.n, 1)
-
-    def index_parts(self, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(mu_hat, G_bar, 1/n)`` with ``1/n = inf`` for unplayed arms."""
-        mu = self.mu_hat()
-        pos = self.n2 > 0
-        N = np.maximum(self.n2, 1).astype(float)
-        S_hat = self.syy / _SCALE / N
-        bonus = (5.0 * h / np.sqrt(N) + h * h / N + 1.0 / N**2) / 4.0
-        Sigma_bar = np.where(pos, S_hat - np.outer(mu, mu) + bonus, 0.0)
-        G = Sigma_bar * self.n2 + np.diag(np.diag(Sigma_bar) * self.n) + np.eye(self.d)
-        inv_n = np.where(self.n > 0, 1.0 / np.maximum(self.n, 1), np.inf)
-        return mu, G, inv_n
-
-
-class RegretCounter:
-    """Exact, chunking-invariant cumulative pseudo-regret: integer play counts per distinct
-    action times its gap, summed in first-play order."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-        self._index: dict[bytes, int] = {}
-        self._counts: list[int] = []
-        self._gaps: list[float] = []
-
-    def add(self, action: np.ndarray, count: int) -> None:
-        """Record ``count`` more rounds of ``action``."""
-        key = np.packbits(np.asarray(action, dtype=bool)).tobytes()
-        k = self._index.get(key)
-        if k is None:
-            k = self._index[key] = len(self._counts)
-            self._counts.append(0)
-            self._gaps.append(float(self.env.gap(np.asarray(action, dtype=bool))))
-        self._counts[k] += int(count)
-
-    def add_rows(self, actions: np.ndarray) -> None:
-        """Record one round of each row of ``actions``."""
-        uniq, counts = np.unique(actions, axis=0, return_counts=True)
-        for a, c in zip(uniq, counts):
-            self.add(a, int(c))
-
-    @property
-    def value(self) -> float:
-        """Cumulative pseudo-regret."""
-        # fsum is correctly rounded, hence independent of the order actions were first seen
-        return math.fsum(c * g for c, g in zip(self._counts, self._gaps))
-
-
-def _index_function(
-    mu: np.ndarray,
-    G: np.ndarray,
-    inv_n: np.ndarray,
-    f: float,
-    sign: float,
-    allowed_pairs: np.ndarray | None = None,
-) -> Callable[[np.ndarray], float]:
-    """``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf`` for actions with a banned pair)."""
-
-    def value(a: np.ndarray) -> float:
-        idx = np.flatnonzero(a)
-        if allowed_pairs is not None and not allowed_pairs[np.ix_(idx, idx)].all():
-            return -math.inf
-        x = inv_n[idx]
-        if np.isinf(x).any():
-            return sign * math.inf
-        q = float(x @ G[np.ix_(idx, idx)] @ x)
-        return float(mu[idx].sum()) + sign * f * math.sqrt(max(q, 0.0))
-
-    return value
-
-
-def _index_values(
-    Af: np.ndarray, mu: np.ndarray, G: np.ndarray, inv_n: np.ndarray, f: float
-) -> np.ndarray:
-    """Vectorised UCB index of Eq. (3) for every row of ``Af`` (actions as 0/1 floats); the
-    exact oracle by enumeration, equal to ``family.argmax_set_function`` (ties: first row)."""
-    unplayed = (Af[:, np.isinf(inv_n)] > 0).any(axis=1)
-    X = Af * np.where(np.isinf(inv_n), 0.0, inv_n)[None, :]
-    q = np.einsum("ij,jk,ik->i", X, G, X)
-    v = Af @ mu + f * np.sqrt(np.maximum(q, 0.0))
-    v[unplayed] = np.inf
-    return v
-
-
-def _f_h(t: float, d: int, f_const: float, h_const: float) -> tuple[float, float]:
-    lt = math.log(max(t, 3.0))
-    return f_const * (lt + d * math.log(lt)), h_const * math.sqrt(lt + math.log(d))
 
 
 def _pair_list(d: int, diagonal: bool) -> list[tuple[int, int]]:
@@ -449,9 +289,9 @@ class AROQC(_CovBase):
         return self.t
 
     def _query(self, t: int, fired: int) -> None:
-        f, h = _f_h(t, self.d, self.f_const, self.h_const)
+        f, h = f_h(t, self.d, self.f_const, self.h_const)
         mu, G, inv_n = self.stats.index_parts(h)
-        ucb = _index_function(mu, G, inv_n, f, +1.0)
+        ucb = index_function(mu, G, inv_n, f, +1.0)
         a = self.oracle.call(OracleRequest("UCB index (3)", f=ucb), t)
         if a is None:
             raise ValueError("the action family has no feasible action")
@@ -591,10 +431,10 @@ class SROQC(_CovBase):
         self.tau += 1
         end = int(self.ends[self.tau - 1])
         T_tau = end - t + 1
-        f, h = _f_h(T, d, self.f_const, self.h_const)
+        f, h = f_h(T, d, self.f_const, self.h_const)
         mu, G, inv_n = self.stats.index_parts(h)
-        ucb = _index_function(mu, G, inv_n, f, +1.0, self.allowed)
-        lcb = _index_function(mu, G, inv_n, f, -1.0, self.allowed)
+        ucb = index_function(mu, G, inv_n, f, +1.0, self.allowed)
+        lcb = index_function(mu, G, inv_n, f, -1.0, self.allowed)
         banned = ~self.N
         arms = np.flatnonzero(self.N)
         pairs = [(i, j) for i, j in _pair_list(d, diagonal=False) if self.allowed[i, j]]
@@ -737,6 +577,7 @@ class OLSUCBC(_CovBase):
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
         self._reset_warmup()
+        check_enumerable(self.name, env.family)
 
     def advance(self, until: int) -> int:
         until = min(int(until), self.horizon)
@@ -747,14 +588,17 @@ class OLSUCBC(_CovBase):
             return self.t
         t0 = self.t + 1
         seconds = 0.0
-        A = self.env.family.enumerate()
-        Af = A.astype(float)
+        A, Af, arms_table = action_table(self.env.family)
         while self.t < until:
             t = self.t + 1
             with Stopwatch() as sw:
-                f, h = _f_h(t, self.d, self.f_const, self.h_const)
+                f, h = f_h(t, self.d, self.f_const, self.h_const)
                 mu, G, inv_n = self.stats.index_parts(h)
-                a = A[int(np.argmax(_index_values(Af, mu, G, inv_n, f)))]
+                if arms_table is None:  # actions of several sizes: the reference loop
+                    a = A[int(np.argmax(index_values(Af, mu, G, inv_n, f)))]
+                else:
+                    rows, _ = argmax_index(A, Af, arms_table, mu[None], G[None], inv_n[None], f)
+                    a = A[int(rows[0])]
                 if self.oracle_delay:
                     time.sleep(self.oracle_delay)
             seconds += sw.seconds

@@ -46,7 +46,7 @@ from ..oracle import Oracle, OracleRequest
 from ..rewards.aggregate import ExpectedRewardIndex, check_oracle_work, lattice
 from ..rewards.general import reward_function_of
 from .aroq import aroq_threshold
-from .covariance import RegretCounter, epoch_ends
+from .shared import RegretCounter, epoch_ends
 
 __all__ = [
     "AROQGR",
@@ -376,7 +376,7 @@ class AROQGR(_GRBase):
 class SROQGR(_GRBase):
     """SROQ-GR-CMAB: scheduled rare oracle queries for general rewards (Algorithm 7, Thm. 6).
 
-    Epochs follow the SROQ time grid (:func:`~.covariance.epoch_ends`, shared with SROQ-CMAB).
+    Epochs follow the SROQ time grid (:func:`~.shared.epoch_ends`, shared with SROQ-CMAB).
     At the start of epoch ``tau`` one parallel round of queries (Appendix A.1) computes
     ``a^(i) = argmax_{a in A_{tau-1}, i in a} r^UCB_tau(a)`` for ``i in N_{tau-1}`` (line 5) and
     ``argmax_{A_{tau-1}} r^LCB_tau`` (line 6), with Eq. (11) (radius ``sqrt(C ln T / n)``);

@@ -1,0 +1,212 @@
+"""Statistics and the UCB/LCB index of the covariance-adaptive policies (Section 4.1).
+
+:class:`CovStats` holds the sufficient statistics; :func:`index_function` is Eq. (3)/(4) for
+one action (the reference set function); :func:`index_values` evaluates Eq. (3) for every
+enumerated action with one ``einsum`` (the reference oracle of OLS-UCB-C).
+
+:func:`argmax_index` is the fast oracle of the per-round baseline: it evaluates the index of
+every action from the ``k x k`` blocks of ``B = D x G D x`` (``x = 1 / n``), ``O(n k^2)``
+instead of ``O(n d^2)``, for ``R`` repetitions at once, together with a rigorous bound on its
+difference from the reference values; only when another action comes within that bound of
+the best one are the reference values computed, so the chosen action is always the
+reference ``argmax`` (first maximiser), bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..actions import MAX_ENUMERATION, ActionFamily
+from .common import FIXED_POINT_SCALE, to_fixed
+
+__all__ = [
+    "CovStats",
+    "action_table",
+    "argmax_index",
+    "check_enumerable",
+    "f_h",
+    "index_function",
+    "index_values",
+]
+
+#: Unit roundoff of float64.
+_EPS = 2.0**-52
+
+
+class CovStats:
+    """Sufficient statistics of Section 4: ``n_i``, ``sum y_i``, ``n_(i,j)``, ``sum y_i y_j``.
+
+    Sums are kept in fixed point (int64 multiples of ``2**-32``, as in :mod:`.common`), so
+    any chunking of the same rounds gives bit-identical estimates and decisions.
+    """
+
+    def __init__(self, d: int) -> None:
+        self.d = d
+        self.n = np.zeros(d, dtype=np.int64)
+        self.sy = np.zeros(d, dtype=np.int64)
+        self.n2 = np.zeros((d, d), dtype=np.int64)
+        self.syy = np.zeros((d, d), dtype=np.int64)
+
+    def add_fixed(self, arms: np.ndarray, y: np.ndarray) -> None:
+        """Add ``L`` rounds of one action (``y`` has shape ``(L, k)``)."""
+        L = y.shape[0]
+        self.n[arms] += L
+        self.sy[arms] += to_fixed(y).sum(axis=0)
+        ix = np.ix_(arms, arms)
+        self.n2[ix] += L
+        self.syy[ix] += to_fixed(y[:, :, None] * y[:, None, :]).sum(axis=0)
+
+    def add_rows(self, y: np.ndarray) -> None:
+        """Add rounds given as a ``(L, d)`` array with ``nan`` for unplayed arms."""
+        mask = ~np.isnan(y)
+        y0 = np.where(mask, y, 0.0)
+        mi = mask.astype(np.int64)
+        self.n += mi.sum(axis=0)
+        self.sy += to_fixed(y0).sum(axis=0)
+        self.n2 += mi.T @ mi
+        self.syy += to_fixed(y0[:, :, None] * y0[:, None, :]).sum(axis=0)
+
+    def mu_hat(self) -> np.ndarray:
+        """Empirical means (0 for unplayed arms)."""
+        return self.sy / FIXED_POINT_SCALE / np.maximum(self.n, 1)
+
+    def index_parts(self, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(mu_hat, G_bar, 1/n)`` with ``1/n = inf`` for unplayed arms."""
+        mu = self.mu_hat()
+        pos = self.n2 > 0
+        N = np.maximum(self.n2, 1).astype(float)
+        S_hat = self.syy / FIXED_POINT_SCALE / N
+        bonus = (5.0 * h / np.sqrt(N) + h * h / N + 1.0 / N**2) / 4.0
+        Sigma_bar = np.where(pos, S_hat - np.outer(mu, mu) + bonus, 0.0)
+        G = Sigma_bar * self.n2 + np.diag(np.diag(Sigma_bar) * self.n) + np.eye(self.d)
+        inv_n = np.where(self.n > 0, 1.0 / np.maximum(self.n, 1), np.inf)
+        return mu, G, inv_n
+
+
+def index_function(
+    mu: np.ndarray,
+    G: np.ndarray,
+    inv_n: np.ndarray,
+    f: float,
+    sign: float,
+    allowed_pairs: np.ndarray | None = None,
+) -> Callable[[np.ndarray], float]:
+    """``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf`` for actions with a banned pair)."""
+
+    def value(a: np.ndarray) -> float:
+        idx = np.flatnonzero(a)
+        if allowed_pairs is not None and not allowed_pairs[np.ix_(idx, idx)].all():
+            return -math.inf
+        x = inv_n[idx]
+        if np.isinf(x).any():
+            return sign * math.inf
+        q = float(x @ G[np.ix_(idx, idx)] @ x)
+        return float(mu[idx].sum()) + sign * f * math.sqrt(max(q, 0.0))
+
+    return value
+
+
+def index_values(
+    Af: np.ndarray, mu: np.ndarray, G: np.ndarray, inv_n: np.ndarray, f: float
+) -> np.ndarray:
+    """Vectorised UCB index of Eq. (3) for every row of ``Af`` (actions as 0/1 floats); the
+    exact oracle by enumeration, equal to ``family.argmax_set_function`` (ties: first row)."""
+    unplayed = (Af[:, np.isinf(inv_n)] > 0).any(axis=1)
+    X = Af * np.where(np.isinf(inv_n), 0.0, inv_n)[None, :]
+    q = np.einsum("ij,jk,ik->i", X, G, X)
+    v = Af @ mu + f * np.sqrt(np.maximum(q, 0.0))
+    v[unplayed] = np.inf
+    return v
+
+
+def f_h(t: float, d: int, f_const: float, h_const: float) -> tuple[float, float]:
+    lt = math.log(max(t, 3.0))
+    return f_const * (lt + d * math.log(lt)), h_const * math.sqrt(lt + math.log(d))
+
+
+def approx_index(
+    arms: np.ndarray, mu: np.ndarray, G: np.ndarray, inv_n: np.ndarray, f: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (3) for actions ``arms`` (``(n, k)``) of ``R`` repetitions (``mu``, ``inv_n``:
+    ``(R, d)``, ``G``: ``(R, d, d)``) from the ``k x k`` blocks of ``B``; returns the values
+    ``(R, n)`` (``inf`` for actions with an unplayed arm) and a bound on their distance to
+    :func:`index_values`."""
+    unplayed = np.isinf(inv_n)
+    x = np.where(unplayed, 0.0, inv_n)
+    B = x[:, :, None] * G * x[:, None, :]
+    k = arms.shape[1]
+    q = np.zeros((mu.shape[0], arms.shape[0]))
+    qabs = np.zeros_like(q)
+    lin = np.zeros_like(q)
+    labs = np.zeros_like(q)
+    for p in range(k):
+        m = mu[:, arms[:, p]]
+        lin += m
+        labs += np.abs(m)
+        for r in range(k):
+            b = B[:, arms[:, p], arms[:, r]]
+            q += b
+            qabs += np.abs(b)
+    d = mu.shape[1]
+    q_err = 4.0 * (d * d + k * k) * _EPS * qabs
+    root = np.sqrt(np.maximum(q, 0.0))
+    # |sqrt(q) - sqrt(q')| <= |q - q'| / sqrt(q) when q >= 4 |q - q'|, else <= sqrt(3 |q - q'|)
+    safe = q >= 4.0 * q_err
+    s_err = np.where(safe, q_err / np.where(safe, root, 1.0), np.sqrt(3.0 * q_err))
+    v = lin + f * root
+    bound = 4.0 * (d + k) * _EPS * (labs + abs(f) * root) + abs(f) * s_err + 1e-300
+    bad = unplayed[:, arms].any(axis=2)
+    v[bad] = np.inf
+    bound[bad] = 0.0
+    return v, bound
+
+
+def argmax_index(
+    A: np.ndarray,
+    Af: np.ndarray,
+    arms: np.ndarray,
+    mu: np.ndarray,
+    G: np.ndarray,
+    inv_n: np.ndarray,
+    f: float,
+) -> tuple[np.ndarray, int]:
+    """Rows of ``A`` maximising Eq. (3) for each of ``R`` repetitions, equal to
+    ``argmax(index_values(Af, mu[r], G[r], inv_n[r], f))`` (ties: first row).
+
+    ``arms`` is the ``(n, k)`` arm table of ``A`` (all actions of size ``k``).  Returns the
+    rows and the number of repetitions whose reference values had to be computed."""
+    v, bound = approx_index(arms, mu, G, inv_n, f)
+    rows = np.argmax(v, axis=1)
+    with np.errstate(invalid="ignore"):
+        floor = np.max(v - bound, axis=1)  # the best row's reference value is above this
+        close = np.count_nonzero(v + bound >= floor[:, None], axis=1)
+    todo = np.flatnonzero(close > 1)
+    for r in todo:
+        rows[r] = int(np.argmax(index_values(Af, mu[r], G[r], inv_n[r], f)))
+    return rows, int(todo.size)
+
+
+def check_enumerable(name: str, family: ActionFamily) -> None:
+    """ValueError before a run starts if ``family`` is too large to enumerate every round."""
+    try:
+        n = int(family.n_actions())
+    except ValueError as exc:
+        raise ValueError(f"{name} scores every action each round, but {exc}") from None
+    if n > MAX_ENUMERATION:
+        raise ValueError(
+            f"{name} scores every action each round and {family.describe()} has {n:,} actions "
+            f"(limit {MAX_ENUMERATION:,}); use fewer arms (d) or a smaller m"
+        )
+
+
+def action_table(family: ActionFamily) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(A, A as floats, (n, k) arm table or None if the actions have several sizes)``."""
+    A = family.enumerate()
+    sizes = A.sum(axis=1)
+    Af = A.astype(float)
+    if A.shape[0] == 0 or np.any(sizes != sizes[0]):
+        return A, Af, None
+    return A, Af, np.nonzero(A)[1].reshape(A.shape[0], int(sizes[0]))
