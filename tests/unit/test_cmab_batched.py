@@ -69,3 +69,31 @@ def test_batched_sdcb_falls_back_to_lockstep_with_identical_numbers():
         [60],
         {"initial_pass": True},
     )
+
+
+@pytest.mark.parametrize(("seed", "R", "chunks"), [(0, 2, [1, 40, 41, 300]), (5, 4, [300])])
+def test_batched_olsucbc_equals_single_runs(seed, R, chunks):
+    from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
+    from dashboard.algorithms.cmab.rewards import CovarianceRewards
+
+    kw = {"warmup_fraction": 0.15}
+    b = _compare(
+        OLSUCBC, BatchedOLSUCBC, CovarianceRewards(6, seed=seed), MSets(6, 3), 300, R, chunks, kw
+    )
+    assert b._main  # the vectorised rounds ran
+
+
+def test_batched_olsucbc_linear_model_and_no_warmup():
+    from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
+    from dashboard.algorithms.cmab.rewards import LinearRewards
+
+    _compare(
+        OLSUCBC,
+        BatchedOLSUCBC,
+        LinearRewards(5, seed=2),
+        MSets(5, 2),
+        200,
+        3,
+        [7, 200],
+        {"warmup_fraction": 0.0},
+    )

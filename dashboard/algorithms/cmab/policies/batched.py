@@ -32,7 +32,7 @@ from ..rewards.aggregate import action_arms, error_bound, lattice, prefix_table,
 from ..rewards.general import expected_aggregate, reward_function_of
 from .common import pull_indexed
 
-__all__ = ["BatchedSDCB", "LockstepBatch"]
+__all__ = ["BatchedOLSUCBC", "BatchedSDCB", "LockstepBatch"]
 
 
 class LockstepBatch:
@@ -310,6 +310,174 @@ class BatchedSDCB:
             self.logs[r].record_every_round(t0, self.t, "SDCB argmax", seconds / R)
 
     def run(self, envs: Sequence[Any], horizon: int) -> BatchedSDCB:
+        """Batch path: reset and play all rounds. Returns ``self``."""
+        self.reset(envs, horizon)
+        self.advance(horizon)
+        return self
+
+
+class BatchedOLSUCBC:
+    """OLS-UCB-C for ``R`` repetitions at once; same constructor as
+    :class:`~.covariance.OLSUCBC` and exactly its numbers.
+
+    The pair warm-up (Algorithm 3's, shared with AROQ-C) is played by the ``R`` single
+    policies; from the first index round on, the statistics live in ``(R, d)`` / ``(R, d, d)``
+    arrays, the index of Eq. (3) of every action of every repetition is scored at once
+    (:func:`~.covariance_index.argmax_index`, reference-exact) and, for the covariance model,
+    the round's Gaussian outcomes of all repetitions are drawn with one counter-based call.
+    """
+
+    name = "OLS-UCB-C"
+    problem = "cmab"
+
+    def __init__(
+        self,
+        f_const: float = 0.05,
+        h_const: float = 0.5,
+        oracle_delay: float = 0.0,
+        warmup_multiplier: float = 1.0,
+        warmup_fraction: float = 0.1,
+    ) -> None:
+        from .covariance import OLSUCBC
+
+        self._kwargs = {
+            "f_const": f_const,
+            "h_const": h_const,
+            "oracle_delay": oracle_delay,
+            "warmup_multiplier": warmup_multiplier,
+            "warmup_fraction": warmup_fraction,
+        }
+        proto = OLSUCBC(**self._kwargs)  # validates the arguments
+        self.f_const, self.h_const = proto.f_const, proto.h_const
+        self.oracle_delay = proto.oracle_delay
+        self.t = 0
+        self.horizon = 0
+        self.logs: list[ExpensiveLog] = []
+        self.events: list[list[PolicyEvent]] = []
+        self.cum_regret = np.zeros(0)
+        self.refined = 0
+
+    def params(self) -> dict[str, Any]:
+        return dict(self._kwargs)
+
+    def reset(self, envs: Sequence[Any], horizon: int) -> None:
+        """Start ``len(envs)`` repetitions of ``horizon`` rounds (shared family and model)."""
+        from ..rewards.covariance import CovarianceRewards
+        from .covariance import OLSUCBC
+        from .covariance_index import action_table
+
+        envs = _check_envs(envs, "BatchedOLSUCBC")
+        self.singles = [OLSUCBC(**self._kwargs) for _ in envs]
+        for p, env in zip(self.singles, envs):
+            p.reset(env, horizon)
+        self._lockstep = LockstepBatch(self.singles)
+        self.logs, self.events = self._lockstep.logs, self._lockstep.events
+        self.envs, self.family, self.model = envs, envs[0].family, envs[0].model
+        self.R, self.d = len(envs), self.family.d
+        self.horizon = self.singles[0].horizon
+        self.warmup = self.singles[0].warmup_length
+        self.t = 0
+        self.cum_regret = np.zeros(self.R)
+        self._main = False
+        self.A, self.Af, self.arms = action_table(self.family)
+        self._gauss = type(self.model).sample is CovarianceRewards.sample
+
+    def _start_main(self) -> None:
+        """Move the statistics of the single policies (after the warm-up) into arrays."""
+        S = [p.stats for p in self.singles]
+        self.n = np.stack([s.n for s in S])
+        self.sy = np.stack([s.sy for s in S])
+        self.n2 = np.stack([s.n2 for s in S])
+        self.syy = np.stack([s.syy for s in S])
+        self.regrets = [p.regret for p in self.singles]
+        if self._gauss:
+            self._keys = np.stack([self.model._keys_for(e.rep) for e in self.envs])
+        self._main = True
+
+    def _index_parts(self, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``CovStats.index_parts`` for all repetitions (the same elementwise operations)."""
+        from .common import FIXED_POINT_SCALE
+
+        n, n2 = self.n, self.n2
+        mu = self.sy / FIXED_POINT_SCALE / np.maximum(n, 1)
+        pos = n2 > 0
+        N = np.maximum(n2, 1).astype(float)
+        S_hat = self.syy / FIXED_POINT_SCALE / N
+        bonus = (5.0 * h / np.sqrt(N) + h * h / N + 1.0 / N**2) / 4.0
+        Sigma_bar = np.where(pos, S_hat - mu[:, :, None] * mu[:, None, :] + bonus, 0.0)
+        G = Sigma_bar * n2
+        di = np.arange(self.d)
+        G[:, di, di] = (G[:, di, di] + Sigma_bar[:, di, di] * n) + 1.0
+        inv_n = np.where(n > 0, 1.0 / np.maximum(n, 1), np.inf)
+        return mu, G, inv_n
+
+    def _outcomes(self, actions: np.ndarray, arms: np.ndarray, t: int) -> np.ndarray:
+        """Outcomes ``(R, k)`` of the round's actions (exactly ``env.play_fixed(a, t, 1)``)."""
+        from ... import randomness as rnd
+
+        if not self._gauss:
+            return np.stack([e.play_fixed(a, t, 1)[0] for e, a in zip(self.envs, actions)])
+        model = self.model
+        z = rnd.normal(self._keys[:, : arms.shape[1]], t)
+        y = np.empty(arms.shape)
+        for r in range(self.R):
+            a = arms[r]
+            y[r] = (model.mu[a][None, :] + z[r][None, :] @ model._factor(a).T)[0]
+            self.envs[r].pulls[a] += 1
+        return y
+
+    def advance(self, until: int) -> int:
+        """Play rounds ``t+1 .. min(until, T)``: warm-up rounds through the single policies,
+        then one vectorised index round after another."""
+        from .common import to_fixed
+        from .covariance_index import argmax_index, f_h
+
+        until = min(int(until), self.horizon)
+        if until <= self.t:
+            return self.t
+        if self.arms is None:  # actions of several sizes: no vectorised index
+            self.t = self._lockstep.advance(until)
+            self.cum_regret = self._lockstep.cum_regret
+            return self.t
+        if self.t < self.warmup:
+            self.t = self._lockstep.advance(min(until, self.warmup))
+            self.cum_regret = self._lockstep.cum_regret
+            if self.t >= until:
+                return self.t
+        if not self._main:
+            self._start_main()
+        t0 = self.t + 1
+        R, d = self.R, self.d
+        ridx = np.arange(R)[:, None]
+        plays = np.zeros((R, self.A.shape[0]), dtype=np.int64)
+        seconds, delay = 0.0, self.oracle_delay * R
+        for t in range(t0, until + 1):
+            start = time.perf_counter()
+            f, h = f_h(t, d, self.f_const, self.h_const)
+            mu, G, inv_n = self._index_parts(h)
+            rows, refined = argmax_index(self.A, self.Af, self.arms, mu, G, inv_n, f)
+            if delay:
+                time.sleep(delay)
+            seconds += time.perf_counter() - start
+            self.refined += refined
+            arms = self.arms[rows]
+            y = self._outcomes(self.A[rows], arms, t)
+            self.n[ridx, arms] += 1
+            self.sy[ridx, arms] += to_fixed(y)
+            self.n2[ridx[:, :, None], arms[:, :, None], arms[:, None, :]] += 1
+            self.syy[ridx[:, :, None], arms[:, :, None], arms[:, None, :]] += to_fixed(
+                y[:, :, None] * y[:, None, :]
+            )
+            plays[np.arange(R), rows] += 1
+        self.t = until
+        for r in range(R):
+            for j in np.flatnonzero(plays[r]):
+                self.regrets[r].add(self.A[j], int(plays[r, j]))
+            self.cum_regret[r] = self.regrets[r].value
+            self.logs[r].record_every_round(t0, until, "UCB index (3)", seconds / R)
+        return self.t
+
+    def run(self, envs: Sequence[Any], horizon: int) -> BatchedOLSUCBC:
         """Batch path: reset and play all rounds. Returns ``self``."""
         self.reset(envs, horizon)
         self.advance(horizon)

@@ -616,3 +616,9 @@ class OLSUCBC(_CovBase):
             "warmup_multiplier": self.warmup_multiplier,
             "warmup_fraction": self.warmup_fraction,
         }
+
+
+# the batched engine the simulation runner finds as ``Batched<ClassName>`` in this module
+from .batched import BatchedOLSUCBC  # noqa: E402
+
+__all__ += ["BatchedOLSUCBC"]

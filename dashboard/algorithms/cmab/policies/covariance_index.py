@@ -131,36 +131,34 @@ def approx_index(
     arms: np.ndarray, mu: np.ndarray, G: np.ndarray, inv_n: np.ndarray, f: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Eq. (3) for actions ``arms`` (``(n, k)``) of ``R`` repetitions (``mu``, ``inv_n``:
-    ``(R, d)``, ``G``: ``(R, d, d)``) from the ``k x k`` blocks of ``B``; returns the values
-    ``(R, n)`` (``inf`` for actions with an unplayed arm) and a bound on their distance to
-    :func:`index_values`."""
+    ``(R, d)``, ``G``: ``(R, d, d)``, symmetric) from the ``k x k`` blocks of ``B``; returns the
+    values ``(R, n)`` (``inf`` for actions with an unplayed arm) and a bound on their distance
+    to :func:`index_values` (``(R, n)``)."""
+    R, d = mu.shape
+    k = arms.shape[1]
     unplayed = np.isinf(inv_n)
     x = np.where(unplayed, 0.0, inv_n)
-    B = x[:, :, None] * G * x[:, None, :]
-    k = arms.shape[1]
-    q = np.zeros((mu.shape[0], arms.shape[0]))
-    qabs = np.zeros_like(q)
-    lin = np.zeros_like(q)
-    labs = np.zeros_like(q)
-    for p in range(k):
-        m = mu[:, arms[:, p]]
-        lin += m
-        labs += np.abs(m)
-        for r in range(k):
-            b = B[:, arms[:, p], arms[:, r]]
-            q += b
-            qabs += np.abs(b)
-    d = mu.shape[1]
+    B = (x[:, :, None] * G * x[:, None, :]).reshape(R, d * d)
+    iu, ju = np.triu_indices(k)
+    flat = arms[:, iu] * d + arms[:, ju]  # (n, k(k+1)/2): the upper triangle of each block
+    weight = np.where(iu == ju, 1.0, 2.0)
+    q = np.take(B, flat, axis=1) @ weight
+    lin = np.take(mu, arms, axis=1).sum(axis=2)
+    # rounding: the reference sums d^2 products of 3 factors (and d terms of <a, mu>), we sum
+    # k(k+1)/2; both are bounded with the largest entries of the repetition
+    qabs = k * k * np.abs(B).max(axis=1, keepdims=True)
+    labs = k * np.abs(mu).max(axis=1, keepdims=True)
     q_err = 4.0 * (d * d + k * k) * _EPS * qabs
     root = np.sqrt(np.maximum(q, 0.0))
     # |sqrt(q) - sqrt(q')| <= |q - q'| / sqrt(q) when q >= 4 |q - q'|, else <= sqrt(3 |q - q'|)
-    safe = q >= 4.0 * q_err
+    safe = (q >= 4.0 * q_err) & (q > 0.0)
     s_err = np.where(safe, q_err / np.where(safe, root, 1.0), np.sqrt(3.0 * q_err))
     v = lin + f * root
     bound = 4.0 * (d + k) * _EPS * (labs + abs(f) * root) + abs(f) * s_err + 1e-300
-    bad = unplayed[:, arms].any(axis=2)
-    v[bad] = np.inf
-    bound[bad] = 0.0
+    bad = np.take(unplayed, arms, axis=1).any(axis=2)
+    if bad.any():
+        v[bad] = np.inf
+        bound[bad] = 0.0
     return v, bound
 
 
@@ -183,7 +181,7 @@ def argmax_index(
     with np.errstate(invalid="ignore"):
         floor = np.max(v - bound, axis=1)  # the best row's reference value is above this
         close = np.count_nonzero(v + bound >= floor[:, None], axis=1)
-    todo = np.flatnonzero(close > 1)
+    todo = np.flatnonzero(close != 1)  # near-ties (or, defensively, a non-finite bound)
     for r in todo:
         rows[r] = int(np.argmax(index_values(Af, mu[r], G[r], inv_n[r], f)))
     return rows, int(todo.size)
