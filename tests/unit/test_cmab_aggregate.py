@@ -67,6 +67,7 @@ SUPPORTS = {
     "paper-grid": np.array([0.0, 0.2, 0.4, 0.6, 0.8, 1.0]),
     "disc": np.arange(0, 13) / 12.0,
     "irregular": np.array([0.0, 0.137, 0.5, 0.61, 0.9999, 1.0]),
+    "fine-lattice-fft": np.arange(0, 101) / 100.0,  # more levels than FFT_LEVELS
 }
 
 
