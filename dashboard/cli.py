@@ -200,7 +200,10 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes (seconds, not minutes)")
     p.add_argument(
-        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames"
+        "--only",
+        action="append",
+        default=[],
+        help="cmab | general | design | sbe | batched | frames",
     )
     p.set_defaults(func=_cmd_bench)
 
@@ -210,7 +213,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root))
-    names = args.only or ["cmab", "design", "sbe", "batched", "frames"]
+    names = args.only or ["cmab", "general", "design", "sbe", "batched", "frames"]
     out = {}
     for name in names:
         try:

@@ -162,3 +162,24 @@ def test_infeasible_enumeration_is_refused_before_the_first_round():
     with pytest.raises(ValueError, match="actions"):  # C(60, 6) = 50 million actions
         SDCB().reset(env(GeneralRewards(60, seed=0), MSets(60, 6)), 100)
     SDCB().reset(GeneralRewards(8, seed=0).environment(MSets(8, 3), 0), 100)  # fine
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    d=st.integers(1, 9),
+    m=st.integers(1, 9),
+    levels=st.integers(1, 4),
+)
+def test_top_m_partition_breaks_ties_like_a_stable_sort(seed, d, m, levels):
+    """MSets' batch oracle (partition, issue 9) picks the same arms as a stable argsort."""
+    m = min(m, d)
+    rng = np.random.default_rng(seed)
+    S = rng.integers(0, levels, size=(5, d)).astype(float)  # many ties
+    S[0, 0] = 1e6  # an unplayed-arm index
+    fam = MSets(d, m)
+    expected = np.zeros(S.shape, dtype=bool)
+    top = np.argsort(-S, axis=1, kind="stable")[:, :m]
+    expected[np.arange(5)[:, None], top] = True
+    assert np.array_equal(fam.argmax_linear_batch(S), expected)
+    assert all(np.array_equal(fam.argmax_linear(s), e) for s, e in zip(S, expected))

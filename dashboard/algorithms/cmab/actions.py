@@ -325,16 +325,23 @@ class MSets(ActionFamily):
         return a
 
     def argmax_linear_batch(self, scores):
-        s = _check_score_matrix(scores, self.d)
-        R = s.shape[0]
-        a = np.zeros(s.shape, dtype=bool)
-        if self.m == self.d:
-            a[:] = True
-            return a
-        # stable sort: same tie-breaking (lower arm index first) as argmax_linear
-        top = np.argsort(-s, axis=1, kind="stable")[:, : self.m]
-        a[np.arange(R)[:, None], top] = True
-        return a
+        return self.argmax_linear_batch_trusted(_check_score_matrix(scores, self.d))
+
+    def argmax_linear_batch_trusted(self, s: np.ndarray) -> np.ndarray:
+        """:meth:`argmax_linear_batch` for a score matrix the caller guarantees is a float
+        ``(R, d)`` array without NaN (policies validate once per run, not per call).
+
+        Top-``m`` by partition, not a full sort: arms above the ``m``-th largest score, then
+        the lowest-index arms equal to it -- the same set as a stable sort (ties to the lower
+        arm index, like :meth:`argmax_linear`)."""
+        m = self.m
+        if m == self.d:
+            return np.ones(s.shape, dtype=bool)
+        thr = -np.partition(-s, m - 1, axis=1)[:, m - 1 : m]
+        above = s > thr
+        tie = s == thr
+        need = m - above.sum(axis=1, keepdims=True)
+        return above | (tie & (np.cumsum(tie, axis=1) <= need))
 
     def n_actions(self) -> int:
         return math.comb(self.d, self.m)

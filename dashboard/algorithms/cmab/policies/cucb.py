@@ -182,7 +182,8 @@ class BatchedCUCB:
         mean, inv_n, cum = self._mean, self._inv_n, self.cum_regret
         opt, mu, linear = self._opt, self._mu, self._linear_mean
         log_t = np.log(np.arange(t0, until + 1, dtype=float)) * C
-        argmax = family.argmax_linear_batch
+        # the index is built here (finite, no NaN): skip per-call validation where possible
+        argmax = getattr(family, "argmax_linear_batch_trusted", family.argmax_linear_batch)
         for j in range(until - t0 + 1):
             # index = mu_hat + sqrt(C log t / n); never-played arms: mean = UNPLAYED, 1/n = 0
             index = inv_n * log_t[j]
