@@ -183,3 +183,31 @@ def test_top_m_partition_breaks_ties_like_a_stable_sort(seed, d, m, levels):
     expected[np.arange(5)[:, None], top] = True
     assert np.array_equal(fam.argmax_linear_batch(S), expected)
     assert all(np.array_equal(fam.argmax_linear(s), e) for s, e in zip(S, expected))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("kind", ["sqrt-sum", "max"])
+def test_bracketed_off_lattice_laws_give_the_reference_argmax(seed, kind, monkeypatch):
+    """Continuous atoms (no lattice): bracketing on a 1024-level lattice, then refinement."""
+    from dashboard.algorithms.cmab.rewards import aggregate
+
+    monkeypatch.setattr(aggregate, "BRACKET_TERMS", 0)
+    rng = np.random.default_rng(seed)
+    dists = []
+    for _ in range(7):
+        v = np.sort(rng.random(rng.integers(1, 9)))
+        p = rng.random(v.size)
+        dists.append((v, p / p.sum()))
+    dists[3] = dists[1]  # an exact tie class
+    A = MSets(7, 3).enumerate()
+    assert ExpectedRewardIndex(dists, kind).argmax_rows(A) == _reference(dists, A, kind)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_continuous_model_optimal_action_is_the_brute_force_one(seed):
+    from dashboard.algorithms.cmab.rewards import ContinuousRewards
+
+    model, fam = ContinuousRewards(8, seed=seed), MSets(8, 3)
+    A = fam.enumerate()
+    ref = A[int(np.argmax([model.expected_reward(a) for a in A]))]
+    assert np.array_equal(model.environment(fam, 0).optimal_action, ref)

@@ -279,6 +279,44 @@ def values_sparse(
     return out
 
 
+#: Above this many product-support terms, off-lattice laws are bracketed on a lattice instead.
+BRACKET_TERMS = 2_000_000
+#: Levels of the bracketing lattice.
+BRACKET_LEVELS = 1024
+
+
+def values_bracket(
+    dists: Sequence[tuple[np.ndarray, np.ndarray]],
+    arms: np.ndarray,
+    kind: str,
+    bound: float,
+    gmax: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Values of off-lattice laws bracketed by rounding every atom down / up to a fine lattice:
+    ``g`` is non-decreasing, so the two lattice values enclose the reference one (up to
+    rounding); returns their midpoint and half-width plus ``bound`` (per action)."""
+    lo = min(float(v[0]) for v, _ in dists)
+    hi = max(float(v[-1]) for v, _ in dists)
+    L = BRACKET_LEVELS
+    h = (hi - lo) / (L - 1) if hi > lo else 1.0
+    grid = lo + h * np.arange(L)
+    down = np.zeros((len(dists), L))
+    up = np.zeros((len(dists), L))
+    for i, (v, p) in enumerate(dists):
+        j = np.clip(np.floor((v - lo) / h).astype(np.int64), 0, L - 1)
+        j -= grid[j] > v  # grid[j] <= v exactly
+        j = np.maximum(j, 0)
+        np.add.at(down[i], j, p)
+        ju = np.clip(np.ceil((v - lo) / h).astype(np.int64), 0, L - 1)
+        ju += (grid[ju] < v) & (ju < L - 1)  # grid[ju] >= v exactly
+        np.add.at(up[i], ju, p)
+    e_lo = values_dense(grid, down, arms, kind)
+    e_hi = values_dense(grid, up, arms, kind)
+    k = arms.shape[1]
+    slack = bound + fft_error(L, k, gmax) + 1e-12 * k * max(abs(lo), abs(hi), 1.0)
+    return (e_lo + e_hi) / 2.0, np.abs(e_hi - e_lo) / 2.0 + slack
+
+
 def error_bound(grid_min: float, k: int, kind: str, lattice_dev: float, scale: float) -> float:
     """Bound on ``|approximate - reference|`` for actions of ``k`` arms.
 
@@ -299,7 +337,7 @@ def error_bound(grid_min: float, k: int, kind: str, lattice_dev: float, scale: f
 
 def refined_argmax(
     approx: np.ndarray,
-    bound: float,
+    bound: float | np.ndarray,
     exact: Callable[[int], float],
     signature: np.ndarray | None = None,
 ) -> tuple[int, int]:
@@ -313,8 +351,8 @@ def refined_argmax(
     of the action, in fold order) have bit-identical reference values, so only the first of
     each signature is evaluated.  Returns ``(row, number of rows re-evaluated)``.
     """
-    best = float(np.max(approx))
-    cand = np.flatnonzero(approx >= best - 2.0 * bound - 1e-300)
+    floor = float(np.max(approx - bound))  # the reference maximum is at least this
+    cand = np.flatnonzero(approx + bound >= floor - 1e-300)
     if cand.size == 1:
         return int(cand[0]), 0
     if signature is not None:
@@ -416,8 +454,11 @@ class ExpectedRewardIndex:
             if levels > FFT_LEVELS and k > 1:
                 bound += fft_error(levels, k, math.sqrt(abs(scale)))
             return vals, bound
-        vals = values_sparse(self.dists, arms, self.kind)
-        return vals, error_bound(float(grid[0]), k, self.kind, 0.0, scale)
+        bound = error_bound(float(grid[0]), k, self.kind, 0.0, scale)
+        W = max(len(v) for v, _ in self.dists)
+        if arms.shape[0] * W**k <= BRACKET_TERMS:
+            return values_sparse(self.dists, arms, self.kind), bound
+        return values_bracket(self.dists, arms, self.kind, bound, math.sqrt(abs(scale)))
 
     def argmax_rows(self, A: np.ndarray) -> int:
         """Row of ``A`` (boolean actions) maximising the reference value (first on ties)."""

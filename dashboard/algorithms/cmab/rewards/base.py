@@ -104,8 +104,8 @@ class CMABEnvironment:
                 best = family.argmax_linear(model.mu)
             else:
                 fast = getattr(model, "expected_reward_index", None)
-                f = model.expected_reward if fast is None else fast()
-                best = family.argmax_set_function(f)
+                f = None if fast is None else fast(family)
+                best = family.argmax_set_function(model.expected_reward if f is None else f)
             cache[family] = best
         self.optimal_action = best.copy()
         self.optimal_reward = self.expected_reward(self.optimal_action)

@@ -210,7 +210,7 @@ class GeneralRewards(RewardModel):
             [self.support] * arms.size, [self.probs[i] for i in arms], self.reward_kind
         )
 
-    def expected_reward_index(self) -> Any:
+    def expected_reward_index(self, family: Any = None) -> Any:
         """``expected_reward`` as a set function whose ``argmax_rows`` scores a whole family at
         once (same values, same argmax; used to find a* quickly)."""
         from .aggregate import ExpectedRewardIndex
@@ -313,6 +313,23 @@ class ContinuousRewards(RewardModel):
         if v is None:
             v = self._cache[key] = self._integrate(np.flatnonzero(action))
         return v
+
+    def expected_reward_index(self, family: Any) -> Any:
+        """``expected_reward`` over ``family`` as a vectorised set function (same values, same
+        argmax), or ``None`` when the actions have several sizes or use the Sobol rule."""
+        from .aggregate import ExpectedRewardIndex
+
+        sizes = np.unique(family.enumerate().sum(axis=1))
+        if sizes.size != 1 or self.reward_kind == "sum":
+            return None
+        q = int(np.floor(200_000 ** (1.0 / int(sizes[0])) + 1e-9))
+        if q < 16:
+            return None
+        u = (np.arange(q) + 0.5) / q
+        w = np.full(q, 1.0 / q)
+        return ExpectedRewardIndex(
+            [(self.quantile(np.array([i]), u), w) for i in range(self.d)], self.reward_kind
+        )
 
     def _integrate(self, arms: np.ndarray) -> float:
         k = arms.size
