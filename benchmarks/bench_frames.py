@@ -21,10 +21,14 @@ the fraction of the frame spent outside the simulation, the bytes per frame, and
 the first frame after Run (the Run handler, which builds the simulation and pushes the empty
 curves, plus the first tick).
 
-Problems (4 algorithms x 16 repetitions, T = 10^5, playback speed ``max``):
+Problems (up to 4 algorithms x 16 repetitions, T = 10^5, playback speed ``max``):
 
 * cmab: d = 20, m = 3, m-sets, linear rewards; CUCB, AROQ-CMAB, SROQ-CMAB, alpha-AROQ-CMAB;
-* semiparametric: d = 5, K = 10 (Appendix I instance, sine shift); SBE, BOSE, SP-TS, LinUCB.
+* semiparametric: d = 5, K = 10 (Appendix I instance, sine shift); SBE, BOSE, SP-TS, LinUCB;
+* every other algorithm at d = 20 / m = 3 (covariance, general, continuous rewards) and
+  d = 20 / K = 30 (:data:`ALL_ALGORITHMS`), and every lesson preset (``lessons/*.md``, its
+  own horizon, 16 repetitions); ``slowest`` names the lowest frame rate and the latest first
+  frame (issue 9 targets: >= 10 frames/s, first frame <= 1 s).
 
 ``--quick`` measures the first 12 frames of each problem; the full run goes on until T or
 200 frames.  Usage: ``python benchmarks/bench_frames.py [--quick]`` prints a JSON dict;
@@ -64,6 +68,56 @@ PROBLEMS: dict[str, dict[str, Any]] = {
 }
 HORIZON = 100_000
 RUNS = 16
+
+#: Every algorithm at d = 20 / m = 3 (cmab) or d = 20 / K = 30 (semiparametric), at most 4
+#: algorithms per problem (issue 9's frame-rate target: 4 algorithms x 16 repetitions).
+ALL_ALGORITHMS: dict[str, dict[str, Any]] = {
+    "cmab-linear": PROBLEMS["cmab"],
+    "cmab-covariance": {
+        "problem": "cmab",
+        "d": 20,
+        "m": 3,
+        "reward": "covariance",
+        "algorithms": ["AROQ-C-CMAB", "SROQ-C-CMAB", "OLS-UCB-C"],
+    },
+    "cmab-general": {
+        "problem": "cmab",
+        "d": 20,
+        "m": 3,
+        "reward": "general",
+        "algorithms": ["AROQ-GR-CMAB", "SROQ-GR-CMAB", "SDCB"],
+    },
+    "cmab-continuous": {
+        "problem": "cmab",
+        "d": 20,
+        "m": 3,
+        "reward": "continuous",
+        "algorithms": ["Disc-AROQ-GR-CMAB", "Disc-SROQ-GR-CMAB"],
+    },
+    "semi-d20-k30": {
+        "problem": "semiparametric",
+        "d": 20,
+        "K": 30,
+        "algorithms": ["SBE", "BOSE", "SP-TS", "LinUCB"],
+    },
+    "semi-d20-k30-foil": {
+        "problem": "semiparametric",
+        "d": 20,
+        "K": 30,
+        "algorithms": ["G-elimination"],
+    },
+}
+
+
+def lesson_problems() -> dict[str, dict[str, Any]]:
+    """Every lesson's preset (``lessons/*.md``), with 16 repetitions."""
+    from dashboard.ui.lessons import load_lessons
+
+    out = {}
+    for lesson in load_lessons():
+        preset = {k: v for k, v in lesson.preset.items() if k not in ("runs", "seed")}
+        out[f"lesson-{lesson.number:02d}-{lesson.slug}"] = preset
+    return out
 
 
 class _Timer:
@@ -120,9 +174,16 @@ def _serialize(events: list[Any]) -> tuple[float, int]:
     return time.perf_counter() - start, size
 
 
-def measure(name: str, max_frames: int, frame_seconds: float = 0.06) -> dict[str, Any]:
-    """Run one problem of :data:`PROBLEMS` headless and time its frames."""
-    config = Config(**PROBLEMS[name], horizon=HORIZON, runs=RUNS, speed="max", seed=0)
+def measure(
+    name: str,
+    max_frames: int,
+    frame_seconds: float = 0.06,
+    problem: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run one problem (of :data:`PROBLEMS`, or ``problem``) headless and time its frames."""
+    problem = dict(PROBLEMS[name] if problem is None else problem)
+    horizon = problem.pop("horizon", HORIZON)
+    config = Config(**problem, horizon=horizon, runs=RUNS, speed="max", seed=0)
     if config.errors:
         raise ValueError(f"{name}: invalid benchmark configuration: {config.errors}")
     doc = Document()
@@ -169,8 +230,8 @@ def measure(name: str, max_frames: int, frame_seconds: float = 0.06) -> dict[str
     total, sim, snap, push, ser, size = (a[:, i] for i in range(6))
     mean = float(total.mean())
     return {
-        "algorithms": PROBLEMS[name]["algorithms"],
-        "horizon": HORIZON,
+        "algorithms": problem["algorithms"],
+        "horizon": horizon,
         "runs": RUNS,
         "frames": len(frames),
         "rounds_simulated": int(rounds),
@@ -189,15 +250,35 @@ def measure(name: str, max_frames: int, frame_seconds: float = 0.06) -> dict[str
     }
 
 
-def run(quick: bool = False) -> dict[str, Any]:
-    """Time the frames of both problems (``quick``: the first 12 frames of each)."""
+def run(quick: bool = False, every: bool = True) -> dict[str, Any]:
+    """Time the frames of the two reference problems and (``every``) of every algorithm at
+    d = 20 and every lesson preset; report the slowest frame rate and first frame.
+    ``quick``: the first 12 frames of each."""
     pn.extension()
     max_frames = 12 if quick else 200
-    return {
-        "quick": quick,
-        "frame_seconds_budget": 0.06,
-        **{name: measure(name, max_frames) for name in PROBLEMS},
+    out: dict[str, Any] = {"quick": quick, "frame_seconds_budget": 0.06}
+    out.update({name: measure(name, max_frames) for name in PROBLEMS})
+    if every:
+        problems = {**ALL_ALGORITHMS, **lesson_problems()}
+        for name, problem in problems.items():
+            if name == "cmab-linear":
+                continue
+            try:
+                out[name] = measure(name, max_frames, problem=problem)
+            except ValueError as exc:  # e.g. a reward model the dashboard does not offer
+                out[name] = {"skipped": str(exc)}
+    measured = {k: v for k, v in out.items() if isinstance(v, dict) and "fps" in v}
+    slow = min(measured, key=lambda k: measured[k]["fps"])
+    late = max(measured, key=lambda k: measured[k]["first_frame_s"])
+    out["slowest"] = {
+        "fps": {"problem": slow, "fps": measured[slow]["fps"], "target": ">= 10"},
+        "first_frame": {
+            "problem": late,
+            "seconds": measured[late]["first_frame_s"],
+            "target": "<= 1",
+        },
     }
+    return out
 
 
 def main() -> None:
