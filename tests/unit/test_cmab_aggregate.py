@@ -211,3 +211,23 @@ def test_continuous_model_optimal_action_is_the_brute_force_one(seed):
     A = fam.enumerate()
     ref = A[int(np.argmax([model.expected_reward(a) for a in A]))]
     assert np.array_equal(model.environment(fam, 0).optimal_action, ref)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), kind=st.sampled_from(["sqrt-sum", "max"]))
+def test_restricted_queries_reuse_one_index(seed, kind):
+    """One index object answers several include/exclude queries (an SROQ epoch) exactly."""
+    rng = np.random.default_rng(seed)
+    dists = [_law(rng, SUPPORTS["paper-grid"], kind) for _ in range(7)]
+    fam = MSets(7, 3)
+    idx = ExpectedRewardIndex(dists, kind)
+    for _ in range(4):
+        include = list(rng.choice(7, size=rng.integers(0, 3), replace=False))
+        exclude = rng.random(7) < 0.3
+        exclude[include] = False
+        A = fam.feasible(include, exclude)
+        got = fam.argmax_set_function(idx, include, exclude)
+        if len(A) == 0:
+            assert got is None
+        else:
+            assert np.array_equal(got, A[_reference(dists, A, kind)])

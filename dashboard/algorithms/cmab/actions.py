@@ -212,15 +212,19 @@ class ActionFamily(ABC):
     ) -> np.ndarray | None:
         """Exact ``argmax_a f(a)`` by enumeration (ties: first in enumeration order).
 
-        A set function with an ``argmax_rows(A) -> row`` method (e.g. the vectorised
+        A set function with an ``argmax_rows(A, mask) -> row`` method (e.g. the vectorised
         general-reward index, :class:`~.rewards.aggregate.ExpectedRewardIndex`) scores all
-        feasible rows at once and must return the same row as this loop would."""
+        rows at once and must return the feasible (``mask``) row this loop would return."""
+        fast = getattr(f, "argmax_rows", None)
+        if fast is not None:
+            A = self.enumerate()
+            must, banned = restriction_masks(self.d, include, exclude)
+            ok = np.all(A[:, must], axis=1) & ~np.any(A[:, banned], axis=1)
+            row = fast(A, ok) if ok.any() else None
+            return None if row is None else A[int(row)].copy()
         A = self.feasible(include, exclude)
         if len(A) == 0:
             return None
-        fast = getattr(f, "argmax_rows", None)
-        if fast is not None:
-            return A[int(fast(A))].copy()
         values = np.array([f(a) for a in A])
         return A[int(np.argmax(values))].copy()
 

@@ -423,6 +423,14 @@ class ExpectedRewardIndex:
         self.dists = list(dists)
         self.kind = kind
         self.reevaluated = 0
+        self._law: np.ndarray | None = None
+        self._values: dict[int, tuple[np.ndarray, np.ndarray, Any]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:  # process pools: no caches
+        return {"dists": self.dists, "kind": self.kind, "reevaluated": 0}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["dists"], state["kind"])  # type: ignore[misc]
 
     def __call__(self, a: np.ndarray) -> float:
         idx = np.flatnonzero(a)
@@ -460,19 +468,37 @@ class ExpectedRewardIndex:
             return values_sparse(self.dists, arms, self.kind), bound
         return values_bracket(self.dists, arms, self.kind, bound, math.sqrt(abs(scale)))
 
-    def argmax_rows(self, A: np.ndarray) -> int:
-        """Row of ``A`` (boolean actions) maximising the reference value (first on ties)."""
+    def argmax_rows(self, A: np.ndarray, mask: np.ndarray | None = None) -> int | None:
+        """Row of ``A`` (boolean actions) maximising the reference value (first on ties),
+        among the rows where ``mask`` is True (all by default; ``None`` if none).
+
+        The approximate values of ``A`` are computed once per index object and reused by
+        later calls with other masks (one SROQ epoch asks the same index under several
+        restrictions)."""
         A = np.asarray(A, dtype=bool)
         groups = action_arms(A)
         best_row, best_val = -1, -math.inf
-        law = self.law_ids()
+        if self._law is None:
+            self._law = self.law_ids()
+        law = self._law
         for rows, arms in groups:
-            vals, bound = self.values(arms)
-            j, n_re = refined_argmax(vals, bound, lambda r, rows=rows: self(A[rows[r]]), law[arms])
+            key = id(arms)
+            hit = self._values.get(key)
+            if hit is None or hit[0] is not arms:
+                hit = self._values[key] = (arms, *self.values(arms))
+            _, vals, bound = hit
+            sub = np.arange(rows.size) if mask is None else np.flatnonzero(mask[rows])
+            if sub.size == 0:
+                continue
+            b = bound if np.ndim(bound) == 0 else bound[sub]
+            j, n_re = refined_argmax(
+                vals[sub], b, lambda r, rows=rows, sub=sub: self(A[rows[sub[r]]]), law[arms[sub]]
+            )
             self.reevaluated += n_re
+            row = int(rows[sub[j]])
             if len(groups) == 1:
-                return int(rows[j])
-            v = self(A[rows[j]])
-            if v > best_val or (v == best_val and rows[j] < best_row):
-                best_row, best_val = int(rows[j]), v
-        return best_row
+                return row
+            v = self(A[row])
+            if v > best_val or (v == best_val and row < best_row):
+                best_row, best_val = row, v
+        return None if best_row < 0 else best_row
