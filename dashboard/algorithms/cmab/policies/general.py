@@ -258,9 +258,11 @@ class _GRBase(Policy):
         if self.kind == "sum":
             scores = np.array([float(v @ p) for v, p in dists])
             return OracleRequest(purpose, scores=scores, include=include, exclude=exclude, arm=arm)
-        return OracleRequest(
-            purpose, f=self._value_fn(dists), include=include, exclude=exclude, arm=arm
-        )
+        # the requests of one epoch share their laws: one index object, scored once
+        cached = getattr(self, "_index_cache", None)
+        if cached is None or cached[0] is not dists:
+            cached = self._index_cache = (dists, self._value_fn(dists))
+        return OracleRequest(purpose, f=cached[1], include=include, exclude=exclude, arm=arm)
 
     def params(self) -> dict[str, Any]:
         return {"C": self.C, "oracle_delay": self.oracle_delay, "max_atoms": self.max_atoms}
