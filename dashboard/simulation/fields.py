@@ -60,6 +60,7 @@ def check_int(name: str, value: Any, low: int, high: int | None, where: str = ""
         if high is None
         else (f"an integer from {_fmt(low)} to {_fmt(high)}")
     )
+    allowed += where
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         try:
             import numpy as np

@@ -29,8 +29,9 @@ import numpy as np
 import param
 
 from ..algorithms.registry import algorithms_for
-from ..simulation.runner import MAX_HORIZON, Simulation
-from ..simulation.specs import ProblemSpec, make_spec
+from ..simulation.fields import Field
+from ..simulation.runner import Simulation
+from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
 
 __all__ = [
     "CONSTANTS",
@@ -170,24 +171,13 @@ CONSTANTS: dict[str, tuple[Knob, ...]] = {
 }
 
 
-#: Keys a lesson preset may set (see :meth:`Config.apply_preset`).
+#: Keys a lesson preset may set (see :meth:`Config.apply_preset`): the problem, the
+#: algorithms, and every field of the problem schema the dashboard shows.
 PRESET_KEYS: tuple[str, ...] = (
     "problem",
     "algorithms",
-    "horizon",
-    "runs",
-    "seed",
-    "d",
-    "m",
-    "K",
-    "actions",
-    "reward",
-    "shift",
-    "magnitude",
-    "gap",
-    "noise",
-    "oracle_delay",
-    "alpha",
+    *RUN_FIELDS,
+    *(f.name for f in fields_for(None, dashboard=True)),
 )
 #: Preset keys written only when they differ from the defaults (older presets lack them).
 OPTIONAL_PRESET_KEYS: tuple[str, ...] = ("constants",)
@@ -200,11 +190,42 @@ SPEEDS: dict[str, float | None] = {
     "max": None,
 }
 
-_CMAB_FIELDS = ("d", "m", "actions", "reward", "oracle_delay", "alpha")
-_SP_FIELDS = ("d", "K", "shift", "magnitude", "gap", "noise")
+
+def _param_from_field(f: Field) -> param.Parameter:
+    """A param object with the schema field's default (the default problem's, or the
+    dashboard's start value), bounds or choices and doc."""
+    default = f.dashboard_default if f.dashboard_default is not None else f.default_for("cmab")
+    doc = f"{f.doc} {f.allowed()}." if not f.bounds else f.help()
+    if f.kind == "int":
+        low, high = f.bounds_for(None)
+        return param.Integer(default=default, bounds=(low, high), doc=doc)
+    if f.kind == "float":
+        low, high = f.bounds_for(None)
+        return param.Number(
+            default=default, bounds=(low, high), inclusive_bounds=(not f.low_open, True), doc=doc
+        )
+    if f.kind == "choice":
+        return param.Selector(default=default, objects=list(f.offered_choices()), doc=doc)
+    if f.kind == "bool":
+        return param.Boolean(default=default, doc=doc)
+    raise TypeError(f"no dashboard parameter for a {f.kind} field ({f.name})")
 
 
-class Config(param.Parameterized):
+_SCHEMA_NAMES: tuple[str, ...] = (*RUN_FIELDS, *(f.name for f in fields_for(None, dashboard=True)))
+
+#: The problem-schema fields shown by the dashboard, as param objects (generated, see
+#: :mod:`dashboard.simulation.specs`); :class:`Config` inherits them.
+_SchemaParams = type(
+    "_SchemaParams",
+    (param.Parameterized,),
+    {
+        "__doc__": "Parameters generated from the problem schema.",
+        **{name: _param_from_field(FIELDS[name]) for name in _SCHEMA_NAMES},
+    },
+)
+
+
+class Config(_SchemaParams):
     """Configuration chosen in the sidebar (and synced to the URL).
 
     Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``); rules that
@@ -215,47 +236,15 @@ class Config(param.Parameterized):
 
     problem = param.Selector(
         default="cmab",
-        objects=["cmab", "semiparametric"],
+        objects=list(PROBLEMS),
         doc="cmab: combinatorial semi-bandit (oracle-efficient paper); semiparametric: "
         "semiparametric linear bandit (experimental-design paper).",
     )
-    d = param.Integer(
-        default=10, bounds=(1, 200), doc="Base arms d (cmab) or feature dimension d (semiparam)."
-    )
-    m = param.Integer(default=3, bounds=(1, 200), doc="Maximum action size m (cmab), m <= d.")
-    actions = param.Selector(
-        default="m-sets", objects=["m-sets", "paths", "matchings"], doc="Action family (cmab)."
-    )
-    reward = param.Selector(
-        default="linear",
-        objects=["linear", "covariance", "general"],
-        doc="Reward model (cmab): linear (Section 6), covariance (A.11.1), general (A.11.2).",
-    )
-    oracle_delay = param.Number(
-        default=0.0, bounds=(0.0, 10.0), doc="Oracle cost: extra seconds per oracle call (cmab)."
-    )
-    alpha = param.Number(
-        default=1.0, bounds=(0.0, 1.0), doc="alpha of the approximate oracle (alpha-AROQ-CMAB)."
-    )
-    K = param.Integer(default=10, bounds=(2, 2000), doc="Number of arms K (semiparametric).")
-    shift = param.Selector(
-        default="sine",
-        objects=["none", "sine", "log", "random", "adversarial"],
-        doc="Shift nu_t (semiparametric); sine and log are Appendix I's shifts.",
-    )
-    magnitude = param.Number(default=1.0, bounds=(0.0, 100.0), doc="Scale of the shift nu_t.")
-    gap = param.Number(default=0.5, bounds=(0.0, 2.0), doc="Suboptimality gap Delta*.")
-    noise = param.Number(default=1.0, bounds=(0.0, 100.0), doc="Noise level sigma of eta_t.")
     algorithms = param.List(
         default=list(DEFAULT_ALGORITHMS["cmab"]),
         item_type=str,
         doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}).",
     )
-    horizon = param.Integer(
-        default=10_000, bounds=(1, MAX_HORIZON), doc=f"Horizon T (1 to {MAX_HORIZON:,})."
-    )
-    runs = param.Integer(default=3, bounds=(1, 64), doc="Repetitions R (band over runs).")
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed (same seed, same numbers).")
     speed = param.Selector(
         default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
     )
@@ -274,30 +263,17 @@ class Config(param.Parameterized):
     errors = param.List(default=[], item_type=str, doc="Derived: why the configuration is invalid.")
 
     def __init__(self, **params: Any) -> None:
+        problem = params.get("problem", "cmab")
+        for f in fields_for(problem if problem in PROBLEMS else None, dashboard=True):
+            if f.name not in params and isinstance(f.default, dict):
+                params[f.name] = f.default_for(problem)  # e.g. d = 5 for semiparametric
         super().__init__(**params)
         if "algorithms" not in params:
             self.algorithms = self.default_algorithms(self.problem, self.reward)
         self._refresh()
 
     # ------------------------------------------------------------------ derived state
-    @param.depends(
-        "problem",
-        "d",
-        "m",
-        "actions",
-        "reward",
-        "K",
-        "algorithms",
-        "oracle_delay",
-        "alpha",
-        "shift",
-        "magnitude",
-        "gap",
-        "noise",
-        "constants",
-        "horizon",
-        watch=True,
-    )
+    @param.depends("problem", "algorithms", "constants", *_SCHEMA_NAMES, watch=True)
     def _refresh(self) -> None:
         options = self.options_for(self.problem, self.reward)
         if options != self.algorithm_options:
@@ -333,8 +309,7 @@ class Config(param.Parameterized):
     @property
     def spec_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`make_spec` for the current problem."""
-        fields = _CMAB_FIELDS if self.problem == "cmab" else _SP_FIELDS
-        return {f: getattr(self, f) for f in fields}
+        return {f.name: getattr(self, f.name) for f in fields_for(self.problem, dashboard=True)}
 
     def validate(self) -> list[str]:
         """One sentence per problem with the configuration (empty list: it can run)."""
@@ -774,7 +749,8 @@ class RunModel(param.Parameterized):
 def _sentence(text: str) -> str:
     """First line of ``text``, capitalised and ending with a full stop."""
     line = text.strip().splitlines()[0] if text.strip() else "unknown error"
-    line = line[0].upper() + line[1:]
+    if not line.split(" ", 1)[0].isidentifier() or len(line.split(" ", 1)[0]) > 1:
+        line = line[0].upper() + line[1:]  # not a one-letter symbol such as d, m or K
     return line if line.endswith((".", "!", "?")) else line + "."
 
 
