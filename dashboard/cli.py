@@ -354,9 +354,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         return int(args.func(args))
     except CLIError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except (ValueError, FileNotFoundError, OSError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"error: {msg}", file=sys.stderr)
+        msg = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: {_one_line(msg)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    """``text`` on one line: control characters (a newline typed in an argument) escaped,
+    at most ``limit`` characters."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return out if len(out) <= limit else out[: limit - 3] + "..."

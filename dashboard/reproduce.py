@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .simulation.budget import DEFAULT_MAX_WORK
 from .simulation.experiments import (
     FIGURES,
     SCALES,
@@ -236,6 +237,7 @@ def reproduce(
     horizon: int | None = None,
     runs: int | None = None,
     echo: Any = print,
+    max_work: float | None = DEFAULT_MAX_WORK,
 ) -> list[tuple[Path, Path]]:
     """Run one figure (or ``"all"``) and write its HTML and CSV into ``out``.
 
@@ -250,7 +252,9 @@ def reproduce(
     written = []
     for name in names:
         start = time.perf_counter()
-        res = run_experiment(name, scale=scale, seed=seed, horizon=horizon, runs=runs)
+        res = run_experiment(
+            name, scale=scale, seed=seed, horizon=horizon, runs=runs, max_work=max_work
+        )
         html, csv_path = write_figure(res, out)
         written.append((html, csv_path))
         n_rows = res.to_csv().count("\n") - 1
@@ -283,9 +287,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="classroom",
         help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed (same seed, same numbers)")
-    p.add_argument("--horizon", type=int, help="override the scale's horizon T")
-    p.add_argument("--runs", type=int, help="override the scale's number of repetitions")
+    from .cli import _add_limits, cli_type
+    from .simulation.specs import FIELDS
+
+    p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())
+    p.add_argument(
+        "--horizon",
+        type=cli_type(FIELDS["horizon"]),
+        help="override the scale's horizon T; " + FIELDS["horizon"].allowed(),
+    )
+    p.add_argument(
+        "--runs",
+        type=cli_type(FIELDS["runs"]),
+        help="override the scale's number of repetitions; " + FIELDS["runs"].allowed(),
+    )
+    _add_limits(p, "a figure's panel")
     p.set_defaults(func=_cmd_reproduce)
     return p
 
@@ -298,5 +314,6 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         seed=args.seed,
         horizon=args.horizon,
         runs=args.runs,
+        max_work=None if args.force else args.max_work,
     )
     return 0

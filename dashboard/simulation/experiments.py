@@ -50,9 +50,10 @@ import numpy as np
 
 from ..algorithms import randomness as rnd
 from ..algorithms.base import validate_int
+from .budget import DEFAULT_MAX_WORK
 from .results import SimulationResult
 from .runner import simulate, time_grid
-from .specs import SemiparametricSpec, make_spec
+from .specs import FIELDS, SemiparametricSpec, make_spec
 
 __all__ = [
     "FIGURES",
@@ -422,9 +423,9 @@ def pure_exploration_errors(
         raise ValueError(
             f"X must be a (K, d) array and theta a (d,) vector, got {X.shape} and {theta.shape}"
         )
-    horizon = validate_int("horizon T", horizon, 1, 10_000_000)
-    runs = validate_int("runs", runs, 1, 256)
-    seed = validate_int("seed", seed, 0)
+    horizon = FIELDS["horizon"].check(horizon)
+    runs = FIELDS["runs"].check(runs)
+    seed = FIELDS["seed"].check(seed)
     ridge_beta(1, delta)  # validates delta
     K, d = X.shape
     anchor = validate_int("anchor", anchor, 0, K - 1)
@@ -650,6 +651,7 @@ def run_experiment(
     horizon: int | None = None,
     runs: int | None = None,
     params: dict[str, dict[str, Any]] | None = None,
+    max_work: float | None = DEFAULT_MAX_WORK,
 ) -> ExperimentResult:
     """Run a registered figure's setting and describe the outcome.
 
@@ -667,6 +669,9 @@ def run_experiment(
     params : dict, optional
         Per-algorithm constructor arguments, merged over the figure's own (e.g.
         ``{"SBE": {"c": 2}}``); an algorithm not in a panel is ignored for that panel.
+    max_work : float or None
+        Each panel's work limit in estimated seconds (see :class:`~.runner.Simulation`);
+        ``None``: none.
 
     Returns
     -------
@@ -674,9 +679,9 @@ def run_experiment(
     """
     fig = get_figure(name)
     sc = fig.scale(scale)
-    seed = validate_int("seed", seed, 0)
-    T = sc.horizon if horizon is None else validate_int("horizon T", horizon, 1)
-    R = sc.runs if runs is None else validate_int("runs", runs, 1)
+    seed = FIELDS["seed"].check(seed)
+    T = sc.horizon if horizon is None else FIELDS["horizon"].check(horizon)
+    R = sc.runs if runs is None else FIELDS["runs"].check(runs)
     extra = {str(k).lower(): dict(v) for k, v in (params or {}).items()}
     start = time.perf_counter()
     panels: dict[str, SimulationResult | PACResult] = {}
@@ -712,7 +717,9 @@ def run_experiment(
         for alg in panel.algorithms:
             if alg.lower() in extra:
                 merged.setdefault(alg, {}).update(extra[alg.lower()])
-        sim = simulate(spec, list(panel.algorithms), T, runs=R, seed=seed, params=merged)
+        sim = simulate(
+            spec, list(panel.algorithms), T, runs=R, seed=seed, params=merged, max_work=max_work
+        )
         panels[panel.key] = sim
         if fig.baseline is not None:
             texts.append(_describe_cmab(sim, fig.baseline))
