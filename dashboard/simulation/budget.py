@@ -179,16 +179,18 @@ def enforce(
     estimate: Estimate,
     max_work: float | None = DEFAULT_MAX_WORK,
     max_memory: float | None = DEFAULT_MAX_MEMORY,
-    override: str = "max_work=None",
+    override: str | None = "max_work=None",
 ) -> None:
-    """Raise ValueError when ``estimate`` exceeds a limit, naming the estimate and the override."""
+    """Raise ValueError when ``estimate`` exceeds a limit, naming the estimate and the override
+    (``override=None``: there is none, only smaller sizes)."""
+    how = "" if override is None else f", or override with {override}"
     if max_work is not None and estimate.seconds > max_work:
         raise ValueError(
             f"this would take {estimate.describe()}, above the limit of "
-            f"{_duration(max_work)}; reduce T, R, d or K, or override with {override}"
+            f"{_duration(max_work)}; reduce T, R, d or K{how}"
         )
     if max_memory is not None and estimate.memory > max_memory:
         raise ValueError(
             f"this would need {estimate.describe()}, above the memory limit of "
-            f"{_bytes(max_memory)}; reduce the sizes, or override with {override}"
+            f"{_bytes(max_memory)}; reduce the sizes{how}"
         )

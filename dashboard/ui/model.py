@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import param
 
-from ..algorithms.registry import algorithms_for
+from ..algorithms.registry import algorithm_info, algorithms_for
+from ..simulation.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORK, enforce, estimate_run
 from ..simulation.fields import Field
 from ..simulation.runner import Simulation
 from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
@@ -350,6 +351,7 @@ class Config(_SchemaParams):
                 spec = make_spec(self.problem, **self.spec_kwargs)
                 if self.problem == "cmab" and self.m <= self.d:
                     self._check_family(spec)
+                self._check_work(spec)
             except ValueError as exc:
                 errors.append(_sentence(str(exc)))
         return errors
@@ -430,6 +432,13 @@ class Config(_SchemaParams):
                 except Exception:  # e.g. a constructor needing more arguments: the run tells
                     pass
         return errors
+
+    def _check_work(self, spec: ProblemSpec) -> None:
+        """Refuse (ValueError) a run estimated above the simulation layer's default limit, so
+        Run is disabled with the estimate instead of failing after the click."""
+        infos = [algorithm_info(a, self.problem) for a in self.algorithms]
+        est = estimate_run(spec, infos, self.horizon, self.runs, self.algorithm_constants())
+        enforce(est, DEFAULT_MAX_WORK, DEFAULT_MAX_MEMORY, override=None)
 
     def _check_family(self, spec: ProblemSpec) -> None:
         """Action families with structure (paths, matchings) constrain d and m: ask them."""

@@ -20,7 +20,7 @@ from dashboard.algorithms.semiparametric.instances import load_features_csv, mak
 from dashboard.simulation import Simulation, make_spec, simulate, stream
 from dashboard.simulation.specs import FIELDS, CMABSpec, SemiparametricSpec
 
-N_FIELD = 400  # make_spec, one field at a time
+N_FIELD = 300  # make_spec, one field at a time
 N_SIM = 150  # Simulation arguments
 N_STEP = 100  # advance_to / advance_for
 N_DESIGN = 150  # deo_design and make_instance

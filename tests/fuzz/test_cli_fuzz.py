@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from dashboard import cli
 
-N_CLI = 300  # examples of the generated-argument test (see docs/FUZZING.md)
+N_CLI = 200  # examples of the generated-argument test (see docs/FUZZING.md)
 
 
 class Started(Exception):
