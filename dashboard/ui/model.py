@@ -307,6 +307,16 @@ class Config(_SchemaParams):
         chosen = [a for a in DEFAULT_ALGORITHMS[key] if a in options]
         return chosen or options[:MAX_ALGORITHMS]
 
+    def parse_setting(self, name: str, text: Any) -> Any:
+        """A URL query value (text) for a schema parameter, checked by the schema's own parser
+        (exact bounds before conversion, the current problem's bounds for ``d``); ValueError
+        names the key and what is allowed.  Other parameters return ``text`` unchanged."""
+        f = FIELDS.get(name)
+        if f is None or name not in _SCHEMA_NAMES:
+            return text
+        problem = self.problem if self.problem in f.bounds else None
+        return f.parse(text, problem)
+
     @property
     def spec_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`make_spec` for the current problem."""
