@@ -98,6 +98,9 @@ def _check_params(params: Any) -> dict[str, dict[str, Any]]:
     return params
 
 
+#: Arguments the simulation passes to every policy from the spec: never per-algorithm params.
+_PROBLEM_LEVEL = ("oracle_delay", "executor", "alpha")
+
 _OPTIONS = ("params", "grid_points", "batched", "max_work")
 
 
@@ -286,6 +289,13 @@ class Simulation:
                     f"(it supports: {', '.join(info.rewards)})"
                 )
         params = {k.lower(): dict(v) for k, v in params.items()}
+        for alg, values in params.items():
+            problem_level = sorted(set(values) & set(_PROBLEM_LEVEL))
+            if problem_level:
+                raise ValueError(
+                    f"{problem_level[0]} is a problem setting, not a constant of {alg}; set it "
+                    "on the spec (CLI: --" + problem_level[0].replace("_", "-") + ")"
+                )
         unknown = set(params) - {n.lower() for n in names}
         if unknown:
             raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")

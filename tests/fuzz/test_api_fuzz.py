@@ -179,6 +179,15 @@ def test_simulate_and_stream_refuse_unknown_options_and_heavy_runs():
         next(stream(spec, ["CUCB"], 10, frames=10**9))
 
 
+def test_params_cannot_override_problem_settings():
+    # issue 12: CUCB:oracle_delay=1e9 slept for ever, SROQ-CMAB:executor="x" crashed
+    spec = CMABSpec(d=4, m=2)
+    with pytest.raises(ValueError, match="oracle_delay is a problem setting"):
+        Simulation(spec, ["CUCB"], 10, params={"CUCB": {"oracle_delay": 1e9}})
+    with pytest.raises(ValueError, match="executor is a problem setting"):
+        Simulation(spec, ["SROQ-CMAB"], 10, params={"SROQ-CMAB": {"executor": "x"}})
+
+
 def test_oracle_delay_has_a_sane_bound_and_the_estimate_counts_it():
     with pytest.raises(ValueError, match="oracle_delay must be a number >= 0 and <= 1"):
         make_spec("cmab", oracle_delay=1e9)

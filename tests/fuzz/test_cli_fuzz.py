@@ -141,6 +141,7 @@ SEMI = ["simulate", "--problem", "semiparametric", "--algorithm", "SBE", "--hori
 @example(["design", "--features", "/dev/zero"])
 @example([])
 @example([*SIM, "--K", "5"])
+@example([*SIM, "--param", "CUCB:oracle_delay=1e9"])
 def test_cli_contract(argv):
     assert_contract(argv)
 
@@ -171,6 +172,11 @@ def _error(argv: list[str]) -> str:
             "override with max_work=None (CLI: --max-work SECONDS or --force)",
         ),
         ([*SIM, "--max-work", "0"], "--max-work must be a number of seconds > 0"),
+        ([*SIM, "--param", "CUCB:oracle_delay=1e9"], "oracle_delay is a problem setting"),
+        (
+            [*SIM[:4], "SROQ-CMAB", "--horizon", "9", "--param", 'SROQ-CMAB:executor="x"'],
+            "executor is a problem setting",
+        ),
     ],
 )
 def test_explicit_cases_name_what_is_allowed(argv, fragment):
