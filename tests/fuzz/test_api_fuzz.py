@@ -256,3 +256,26 @@ def test_field_parse_raises_only_value_error(name, text):
     if value is not None and f.kind in ("int", "float"):
         lo, hi = f.bounds_for(None)
         assert lo <= value <= hi
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(st.sampled_from(["cmab-fig2", "semi-pac", "nope", 3, None]), ANY, ANY, ANY, ANY)
+@example("cmab-fig2", "classroom", HUGE, None, None)
+@example("semi-regret", "test", 0, HUGE, None)
+def test_run_experiment_raises_only_value_error(name, scale, seed, horizon, runs):
+    from dashboard.simulation import experiments
+
+    class Started(Exception):
+        pass
+
+    def started(*_a, **_k):
+        raise Started
+
+    original = (experiments.simulate, experiments.pure_exploration_errors)
+    experiments.simulate = experiments.pure_exploration_errors = started
+    try:
+        only_value_error(experiments.run_experiment, name, scale, seed, horizon, runs)
+    except Started:
+        pass  # every argument was accepted: the (stubbed) experiment started
+    finally:
+        experiments.simulate, experiments.pure_exploration_errors = original

@@ -203,3 +203,20 @@ def test_features_csv_limits_and_rows(tmp_path):
     zero = tmp_path / "zero.csv"
     zero.write_text("0,0\n0,0\n0,0\n")
     assert "every feature row is zero" in _error([*SEMI, "--features", str(zero)])
+
+
+def test_design_rescale_near_1e308_gives_a_real_design(tmp_path, monkeypatch):
+    import json
+
+    import dashboard.algorithms.semiparametric.design as design
+
+    monkeypatch.undo()  # this test runs the (tiny) design for real
+    assert design.deo_design.__name__ == "deo_design"
+    huge = tmp_path / "huge.csv"
+    huge.write_text("1e308,1e308\n1.7e308,-1e307\n3e307,1e308\n")
+    code, out, err = run(["design", "--features", str(huge), "--rescale"])
+    assert code == 0, err
+    weights = json.loads(out)["weights"]
+    assert abs(sum(weights) - 1) < 1e-9 and sorted(weights) == [0.25, 0.25, 0.5]
+    code, _out, err = run(["design", "--features", str(huge)])  # without --rescale: refused
+    assert code == 2 and "Assumption 1" in err
