@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 import uuid
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,19 @@ from .results import SimulationResult
 from .runner import Simulation
 from .specs import ProblemSpec
 
-__all__ = ["DaskRun", "Frame", "LocalRun", "RunHandle", "RunLost", "RunRequest", "SimulationActor"]
+__all__ = [
+    "DaskRun",
+    "Frame",
+    "LocalRun",
+    "RunHandle",
+    "RunLost",
+    "RunRequest",
+    "SimulationActor",
+    "activity",
+]
+
+#: Every open run handle of this process (the instructor's view counts them).
+_OPEN: weakref.WeakSet[RunHandle] = weakref.WeakSet()
 
 
 class RunLost(RuntimeError):
@@ -169,11 +182,21 @@ def _instance(sim: Simulation) -> tuple[np.ndarray, np.ndarray] | None:
     return np.asarray(inst.X, dtype=float), np.asarray(inst.theta, dtype=float)
 
 
+def activity() -> dict[str, int]:
+    """Open runs of this process: ``{"open": n, "computing": k}`` (``computing``: a frame has
+    been requested and not yet returned, i.e. running on a worker or queued for one)."""
+    handles = list(_OPEN)
+    return {"open": len(handles), "computing": sum(1 for h in handles if h.busy)}
+
+
 class RunHandle:
     """Non-blocking access to one run (see the module docstring)."""
 
     #: Whether a requested frame is still being computed (or queued).
     busy: bool = False
+
+    def _register(self) -> None:
+        _OPEN.add(self)
 
     def request(self, target: int = 0, seconds: float = 0.05, step: bool = False) -> None:
         """Ask for the next frame; returns at once.  Ignored while :attr:`busy`."""
@@ -198,6 +221,7 @@ class LocalRun(RunHandle):
     def __init__(self, request: RunRequest) -> None:
         self._actor: SimulationActor | None = SimulationActor(request)
         self._ready: Frame | None = self._actor.snapshot()
+        self._register()
 
     def request(self, target: int = 0, seconds: float = 0.05, step: bool = False) -> None:
         if self._actor is None:
@@ -209,6 +233,7 @@ class LocalRun(RunHandle):
         return frame
 
     def close(self) -> None:
+        _OPEN.discard(self)
         actor, self._actor, self._ready = self._actor, None, None
         if actor is not None:
             actor.close()
@@ -234,6 +259,7 @@ class DaskRun(RunHandle):
         self._queued: tuple[str, tuple[Any, ...]] | None = ("snapshot", ())
         self._run_id: str | None = None
         self.busy = True
+        self._register()
 
     def _resolve_actor(self) -> bool:
         if self._actor is not None:
@@ -254,6 +280,7 @@ class DaskRun(RunHandle):
         return True
 
     def _fail(self) -> None:
+        _OPEN.discard(self)
         self._actor = self._pending = self._queued = None
         self.busy = False
         self._closed = True
@@ -299,6 +326,7 @@ class DaskRun(RunHandle):
         return frame
 
     def close(self) -> None:
+        _OPEN.discard(self)
         if self._closed and self._actor_future is None:
             return
         self._closed = True
