@@ -29,7 +29,7 @@ def _free_port() -> int:
 def _get(url: str, timeout: float = 60.0) -> tuple[int, str, str]:
     req = urllib.request.Request(url)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - loopback only
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, r.geturl(), r.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
         return exc.code, url, ""
