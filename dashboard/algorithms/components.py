@@ -69,9 +69,9 @@ class ComponentRegistry(Generic[T]):
             self._plugins.discard(name)
             self._classes.pop(name, None)
 
-    def names(self) -> tuple[str, ...]:
-        """Registered names, built-ins first."""
-        return tuple(self._classes)
+    def names(self, plugins_only: bool = False) -> tuple[str, ...]:
+        """Registered names, built-ins first (only the plug-ins' with ``plugins_only``)."""
+        return tuple(n for n in self._classes if not plugins_only or n in self._plugins)
 
     def get(self, name: Any) -> type:
         """The class registered as ``name`` (case-insensitive); ValueError lists the names."""

@@ -42,6 +42,9 @@ RESERVED: dict[str, tuple[str, ...]] = {
 
 
 def _fmt(x: float) -> str:
+    """``1000`` rather than ``1e+03`` for whole numbers, ``0.001`` / ``1e-06`` otherwise."""
+    if float(x).is_integer() and abs(x) < 1e16:
+        return str(int(x))
     return f"{x:g}"
 
 
@@ -129,7 +132,7 @@ class Constant:
         left = "(" if self.low is None or self.low_open else "["
         right = ")" if self.high is None or self.high_open else "]"
         text = f"{left}{lo}, {hi}{right}"
-        return text + (" or null (auto)" if self.default is None else "")
+        return text + (" or none (auto)" if self.default is None else "")
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed (``None`` if it is)."""

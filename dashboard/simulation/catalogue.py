@@ -13,6 +13,7 @@ hold what the process registered itself.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..algorithms import registry
@@ -28,6 +29,7 @@ __all__ = [
     "component_names",
     "components",
     "constants",
+    "constants_problems",
     "declaration",
     "declarations",
     "describe",
@@ -72,8 +74,38 @@ def constants(name: str) -> tuple[Constant, ...]:
 
 def check_constants(name: str, values: Any) -> dict[str, Any]:
     """Validate user constants of algorithm ``name``; ValueError names the constant and what
-    is allowed (unknown names, internal arguments such as ``oracle_delay``, kinds, bounds)."""
-    return declaration(name).validate(values)
+    is allowed (unknown names, internal arguments such as ``oracle_delay``, kinds, bounds).
+
+    The declaration decides; the class is then built once (no reset, cheap) so a rule that
+    links several constants inside a constructor also reports as a ValueError."""
+    decl = declaration(name)
+    checked = decl.validate(values)
+    try:
+        registry.algorithm_info(decl.name).cls(**values)
+    except ValueError as exc:
+        raise ValueError(f"{decl.name}: {exc}") from None
+    except Exception as exc:  # a plug-in constructor failing otherwise: still one sentence
+        raise ValueError(f"{decl.name} cannot be built with {values}: {exc}") from None
+    return checked
+
+
+def constants_problems(constants: Any, algorithms: Sequence[Any]) -> list[str]:
+    """One sentence per problem of ``{algorithm: {constant: value}}`` for the ``algorithms``
+    chosen (lesson presets): a mapping of mappings, only chosen algorithms, only declared
+    constants within their bounds."""
+    if not isinstance(constants, dict):
+        return ["'constants' must be a mapping {algorithm: {constant: value}}"]
+    chosen = {str(a).strip().lower() for a in algorithms}
+    problems = []
+    for name, values in constants.items():
+        if str(name).strip().lower() not in chosen:
+            problems.append(f"'constants' names {name!r}, which is not among the algorithms")
+            continue
+        try:
+            declaration(name).validate(values)
+        except ValueError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def _registry(kind: str) -> Any:
@@ -92,10 +124,11 @@ def _registry(kind: str) -> Any:
     raise ValueError(f"unknown component kind {kind!r}; choose from: {', '.join(_KINDS)}")
 
 
-def component_names(kind: str) -> tuple[str, ...]:
-    """Registered names of ``kind`` (``"shift"``, ``"actions"``, ``"reward"``)."""
+def component_names(kind: str, plugins_only: bool = False) -> tuple[str, ...]:
+    """Registered names of ``kind`` (``"shift"``, ``"actions"``, ``"reward"``); only those
+    registered by plug-ins with ``plugins_only``."""
     _ready()
-    return _registry(kind).names()
+    return _registry(kind).names(plugins_only)
 
 
 def components(kind: str) -> list[ComponentDeclaration]:
