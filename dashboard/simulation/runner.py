@@ -20,7 +20,8 @@ import numpy as np
 
 from ..algorithms.base import Policy, validate_int
 from ..algorithms.cmab.oracle import make_executor
-from ..algorithms.registry import AlgorithmInfo, algorithm_info
+from ..algorithms.registry import AlgorithmInfo
+from . import catalogue
 from .results import AlgorithmResult, SimulationResult
 from .specs import ProblemSpec
 
@@ -60,6 +61,41 @@ def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in sig.parameters}
 
 
+def _info(name: Any, problem: str) -> AlgorithmInfo:
+    """The registry entry of ``name`` (through the catalogue, so plug-ins are loaded)."""
+    if not isinstance(name, str):
+        raise ValueError(f"algorithm names must be strings, got {name!r}")
+    catalogue.declaration(name, problem)  # ValueError naming the allowed algorithms
+    from ..algorithms.registry import algorithm_info
+
+    return algorithm_info(name, problem)
+
+
+def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str, Any]]:
+    """``{algorithm: {constant: value}}`` checked against the declarations: only chosen
+    algorithms, only declared constants (never internal arguments such as ``oracle_delay``
+    or ``executor``, which the spec supplies), each within its declared bounds."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(
+            "params must be a mapping {algorithm: {constant: value}}, got "
+            f"{type(params).__name__}"
+        )
+    by_name = {i.name.lower(): i for i in infos}
+    out: dict[str, dict[str, Any]] = {}
+    for key, values in params.items():
+        info = by_name.get(str(key).strip().lower())
+        if info is None:
+            raise ValueError(
+                f"parameters given for an algorithm not chosen: {key!r} "
+                f"(chosen: {', '.join(i.name for i in infos)})"
+            )
+        info.declaration.validate(values)
+        out[info.name.lower()] = dict(values)
+    return out
+
+
 class _Group:
     """The R runs of one algorithm (R policies, or one batched policy covering all R)."""
 
@@ -80,10 +116,8 @@ class _Group:
         }
         self.envs = envs
         self.R = len(envs)
-        batched_cls = None
-        if allow_batched and self.R > 1:
-            module = inspect.getmodule(cls)
-            batched_cls = getattr(module, "Batched" + cls.__name__, None)
+        # the declared batched engine (same numbers, R repetitions at once), if any
+        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)
@@ -195,7 +229,7 @@ class Simulation:
             raise ValueError("choose at least one algorithm")
         spec.validate()
         self.spec = spec
-        infos = [algorithm_info(a, spec.problem) for a in algorithms]
+        infos = [_info(a, spec.problem) for a in algorithms]
         names = [i.name for i in infos]
         if len(set(names)) != len(names):
             raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
@@ -206,10 +240,7 @@ class Simulation:
                     f"{info.name} does not support the {reward!r} reward model "
                     f"(it supports: {', '.join(info.rewards)})"
                 )
-        params = {k.lower(): dict(v) for k, v in (params or {}).items()}
-        unknown = set(params) - {n.lower() for n in names}
-        if unknown:
-            raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
+        params = _check_params(params, infos)
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)
         self._executor: Executor | None = None

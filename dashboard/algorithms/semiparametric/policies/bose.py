@@ -34,6 +34,8 @@ import numpy as np
 
 from ... import randomness as rnd
 from ...base import Policy, validate_positive, validate_probability
+from ...declare import AlgorithmDeclaration, Constant
+from .constants import DELTA, LAM, MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BOSE", "BatchedBOSE"]
@@ -153,6 +155,19 @@ class BatchedBOSE(PerRoundBatch):
         self.b += z * rewards[:, None]
 
 
+_C = MULTIPLIER_C("c: multiplier of the confidence width", "multiplier of the confidence width")
+_LAM = LAM(None, "ridge lambda of the centred design (null: the paper's choice from d and T)")
+_DISTRIBUTION = Constant(
+    "distribution",
+    "uniform",
+    "choice",
+    choices=("uniform",),
+    doc="action distribution over surviving arms: uniform (the authors' code; the paper's "
+    "per-round quadratic program is not implemented, see docs/DIFFERENCES.md)",
+    card=False,
+)
+
+
 class BOSE(Policy):
     """BOSE with uniform sampling over the surviving arms (per-round baseline).
 
@@ -174,8 +189,15 @@ class BOSE(Policy):
     (indices of ``A_{t+1}``) read the engine's state.
     """
 
-    name = "BOSE"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="BOSE",
+        problem="semiparametric",
+        reference="Krishnamurthy et al. 2018 (baseline)",
+        constants=(_C, DELTA, _LAM, _DISTRIBUTION),
+        per_round=True,
+        batched=BatchedBOSE,
+        doc="action-centered semiparametric bandit with uniform surviving-arm play",
+    )
 
     def __init__(
         self,
@@ -188,9 +210,6 @@ class BOSE(Policy):
         self._engine = BatchedBOSE(c=c, delta=delta, lam=lam, distribution=distribution)
         self.c, self.delta = self._engine.c, self._engine.delta
         self.lam, self.distribution = self._engine.lam, self._engine.distribution
-
-    def params(self) -> dict[str, Any]:
-        return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
