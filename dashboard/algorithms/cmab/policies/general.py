@@ -492,16 +492,16 @@ class SDCB(_GRBase):
     adaptivity rounds).
 
     Start: Chen et al. initialise by playing, for each base arm ``i``, an action containing
-    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=False``) we
-    instead give a never-played arm the optimistic point mass at the top of the support (as
-    in :class:`AROQGR`), so the oracle itself prefers actions with unplayed arms.  This is not
-    the same start: an unplayed arm only *ties* with a played arm whose optimistic law is also
-    at the top (radius ``>= 1``, i.e. ``n_i <= C ln t``, or outcomes already at the top), and
-    ties go to the first action in enumeration order, so an arm may be tried later than round
-    ``d`` or never (A.11.2 setting, seed 2, T = 600: one arm is never played, at no regret
-    cost).  ``initial_pass=True`` plays Chen et al.'s start: round ``i + 1``
-    (``i = 0 .. d-1``) plays the index ``argmax`` over the actions containing arm ``i`` (that
-    lookup is the round's oracle call, purpose ``"SDCB initial pass"``).
+    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=True``) we play
+    that start: round ``i + 1`` (``i = 0 .. d-1``) plays the index ``argmax`` over the actions
+    containing arm ``i`` (that lookup is the round's oracle call, purpose
+    ``"SDCB initial pass"``).  ``initial_pass=False`` instead gives a never-played arm the
+    optimistic point mass at the top of the support (as in :class:`AROQGR`), so the oracle
+    itself prefers actions with unplayed arms.  This is not the same start: an unplayed arm
+    only *ties* with a played arm whose optimistic law is also at the top (radius ``>= 1``,
+    i.e. ``n_i <= C ln t``, or outcomes already at the top), and ties go to the first action
+    in enumeration order, so an arm may be tried later than round ``d`` or never (A.11.2
+    setting, seed 2, T = 600: one arm is never played, at no regret cost).
 
     Parameters
     ----------
@@ -512,7 +512,8 @@ class SDCB(_GRBase):
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
     initial_pass : bool
-        Play Chen et al.'s ``d``-round initialisation (default False: optimistic unplayed arms).
+        Play Chen et al.'s ``d``-round initialisation (default True; False: optimistic
+        unplayed arms instead).
     """
 
     name = "SDCB"
@@ -522,7 +523,7 @@ class SDCB(_GRBase):
         C: float = 1.5,
         oracle_delay: float = 0.0,
         max_atoms: int = 64,
-        initial_pass: bool = False,
+        initial_pass: bool = True,
     ) -> None:
         super().__init__(C, oracle_delay, None, max_atoms)
         if not isinstance(initial_pass, (bool, np.bool_)):
