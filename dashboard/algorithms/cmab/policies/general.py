@@ -47,6 +47,7 @@ from ..oracle import Oracle, OracleRequest
 from ..rewards.general import expected_aggregate, reward_function_of
 from .aroq import aroq_threshold
 from .covariance import RegretCounter, epoch_ends
+from .sroq import epoch_queries, validate_lcb_query
 
 __all__ = [
     "AROQGR",
@@ -390,6 +391,9 @@ class SROQGR(_GRBase):
         Runs each epoch's batch concurrently.
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
+    lcb_query : {"parallel", "sequential"}
+        The max-LCB query joins the representatives' round (default, A.1) or is one more
+        sequential round per epoch (A.9's count); only adaptivity changes (see ``sroq.py``).
     """
 
     name = "SROQ-GR-CMAB"
@@ -402,10 +406,12 @@ class SROQGR(_GRBase):
         oracle_delay: float = 0.0,
         executor: Executor | None = None,
         max_atoms: int = 64,
+        lcb_query: str = "parallel",
     ) -> None:
         super().__init__(C, oracle_delay, executor, max_atoms)
         self.M = None if M is None else validate_int("M (number of epochs)", M, 1)
         self.grid_kind = grid_kind
+        self.lcb_query = validate_lcb_query(lcb_query)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
@@ -443,8 +449,8 @@ class SROQGR(_GRBase):
             self._request(f"representative of arm {i}", ucb_d, (int(i),), banned, int(i))
             for i in prev
         ]
-        reqs.append(self._request("LCB max (11)", lcb_d, (), banned))
-        out = self.oracle.batch(reqs, t)
+        lcb_req = self._request("LCB max (11)", lcb_d, (), banned)
+        out = epoch_queries(self.oracle, reqs, lcb_req, t, self.lcb_query)
         max_lcb = -math.inf if out[-1] is None else lcb(out[-1])
         keep = [
             (int(i), np.asarray(a, dtype=bool))
@@ -478,7 +484,12 @@ class SROQGR(_GRBase):
         )
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "M": self.M, "grid_kind": self.grid_kind}
+        return {
+            **super().params(),
+            "M": self.M,
+            "grid_kind": self.grid_kind,
+            "lcb_query": self.lcb_query,
+        }
 
 
 # ----------------------------------------------------------------------------------------------
