@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from same_numbers import assert_same_numbers
 
 from dashboard.algorithms.registry import ALGORITHMS
 from dashboard.simulation import Simulation, make_spec, simulate
@@ -28,31 +29,6 @@ def _case(info):
         return make_spec("semiparametric", d=3, K=6, shift="log"), 500
     kwargs, horizon = _CMAB_SPEC[info.rewards[0]]
     return make_spec("cmab", **kwargs), horizon
-
-
-def _strip_seconds(summary):
-    return {k: v for k, v in summary.items() if not k.endswith("seconds")}
-
-
-def assert_same_numbers(a, b):
-    """Equal curves, finals and summaries (wall and oracle seconds excluded)."""
-    assert a.reps == b.reps and a.runs == b.runs and a.t == b.t
-    assert [r.algorithm for r in a.results] == [r.algorithm for r in b.results]
-    for ra, rb in zip(a.results, b.results):
-        np.testing.assert_array_equal(ra.times, rb.times)
-        np.testing.assert_array_equal(ra.regret, rb.regret)
-        np.testing.assert_array_equal(ra.queries, rb.queries)
-        np.testing.assert_array_equal(ra.adaptivity, rb.adaptivity)
-        for name in ("declared_arm", "declaration_time"):
-            x, y = getattr(ra, name), getattr(rb, name)
-            assert (x is None) == (y is None)
-            if x is not None:
-                np.testing.assert_array_equal(x, y)
-        assert _strip_seconds(ra.summary()) == _strip_seconds(rb.summary())
-    da, db = a.to_dict(), b.to_dict()
-    da["results"] = [_strip_seconds(r) for r in da["results"]]
-    db["results"] = [_strip_seconds(r) for r in db["results"]]
-    assert da == db
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
