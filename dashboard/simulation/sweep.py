@@ -25,8 +25,6 @@ import itertools
 import json
 import math
 import os
-import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +32,14 @@ from typing import Any
 
 from ..algorithms.base import validate_int
 from ..algorithms.registry import algorithm_info
+from .engine import (
+    ENV_SCHEDULER,
+    cancelled_by,
+    check_address,
+    close_clients,
+    get_client,
+    run_on_dask,
+)
 from .results import SimulationResult, merge_results
 from .runner import MAX_HORIZON, MAX_RUNS, _accepted_kwargs, check_algorithms
 from .specs import make_spec
@@ -52,8 +58,6 @@ __all__ = [
     "run_task",
 ]
 
-#: Environment variable naming the scheduler of an existing Dask cluster.
-ENV_SCHEDULER = "BANDIT_DASHBOARD_SCHEDULER"
 #: Most grid points a sweep may have.
 MAX_POINTS = 100_000
 #: Most bytes of curves a sweep may hold in memory (its estimate, see :meth:`Sweep.memory`).
@@ -65,7 +69,6 @@ GRID_FIELDS: dict[str, tuple[str, ...]] = {
     "cmab": ("d", "m", "actions", "reward", "oracle_delay", "alpha"),
     "semiparametric": ("d", "K", "instance", "shift", "magnitude", "gap", "noise"),
 }
-_BLAS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 # ------------------------------------------------------------------------------ definition
@@ -304,56 +307,6 @@ def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
         return result_to_record(sim.run())
 
 
-# ------------------------------------------------------------------------------ clients
-_CLIENTS: dict[tuple[str, int], Any] = {}
-_CLIENT_LOCK = threading.Lock()
-
-
-def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
-    """A shared ``distributed.Client``: to ``scheduler`` (or ``$BANDIT_DASHBOARD_SCHEDULER``)
-    if given, else to a lazily started ``LocalCluster`` of ``workers`` single-threaded
-    processes (default: one per core) with one BLAS thread each."""
-    from distributed import Client, LocalCluster
-
-    address = scheduler or os.environ.get(ENV_SCHEDULER) or ""
-    n = validate_int("workers", workers, 1, 512) if workers is not None else os.cpu_count() or 1
-    key = (address, 0 if address else n)
-    with _CLIENT_LOCK:
-        client = _CLIENTS.get(key)
-        if client is not None and client.status == "running":
-            return client
-        if address:
-            try:
-                client = Client(address, timeout="10s", set_as_default=False)
-            except (OSError, TimeoutError) as exc:
-                raise ValueError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
-        else:
-            import logging
-
-            cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-                env=dict(_BLAS),
-            )
-            client = Client(cluster, set_as_default=False)
-        _CLIENTS[key] = client
-        return client
-
-
-def close_clients() -> None:
-    """Close every client (and local cluster) this module started."""
-    with _CLIENT_LOCK:
-        for client in _CLIENTS.values():
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
-        _CLIENTS.clear()
-
-
 # ------------------------------------------------------------------------------ running
 @dataclass
 class SweepProgress:
@@ -436,14 +389,6 @@ def _default_block(sweep: Sweep, n_units: int, workers: int) -> int:
         return sweep.runs
     per_unit = math.ceil(2 * workers / max(n_units, 1))
     return max(1, math.ceil(sweep.runs / per_unit))
-
-
-def _cancelled(cancel: Any) -> bool:
-    if cancel is None:
-        return False
-    if hasattr(cancel, "is_set"):
-        return bool(cancel.is_set())
-    return bool(cancel())
 
 
 class _Rows:
@@ -535,6 +480,8 @@ def run_sweep(
         are cancelled, finished pieces stay in ``out``, and the result has ``cancelled``.
     retries : Dask retries of a failed task (a lost worker's tasks are rescheduled anyway).
     """
+    if scheduler not in (None, "inprocess"):
+        check_address(scheduler)
     rows = _Rows(sweep)
     writer: ExperimentWriter | None = None
     if out is not None:
@@ -585,12 +532,18 @@ def run_sweep(
             progress(SweepProgress(0, total, len(rows.rows), len(sweep.rows)))
         if inprocess:
             for ukey, reps in tasks:
-                if _cancelled(cancel):
+                if cancelled_by(cancel):
                     cancelled = True
                     break
                 finish(ukey, run_task(sweep.units[ukey], reps))
         elif tasks:
-            cancelled = _run_on_dask(client, sweep, tasks, finish, cancel, retries)
+            cancelled = run_on_dask(
+                client,
+                [(run_task, (sweep.units[u], reps), u) for u, reps in tasks],
+                finish,
+                cancel,
+                retries,
+            )
     finally:
         if writer is not None:
             writer.close()
@@ -601,44 +554,3 @@ def run_sweep(
         tasks_run=state["done"],
         tasks_skipped=skipped,
     )
-
-
-def _run_on_dask(
-    client: Any,
-    sweep: Sweep,
-    tasks: list[tuple[str, list[int]]],
-    finish: Callable[[str, dict[str, Any]], None],
-    cancel: Any,
-    retries: int,
-) -> bool:
-    """Submit every task, hand results to ``finish`` as they complete; True if cancelled."""
-    from distributed import as_completed
-
-    futures = {}
-    for ukey, reps in tasks:
-        f = client.submit(run_task, sweep.units[ukey], reps, retries=retries, pure=False)
-        futures[f] = ukey
-    ac = as_completed(list(futures), loop=client.loop)
-    pending = set(futures)
-    try:
-        while pending:
-            if _cancelled(cancel):
-                client.cancel(list(pending))
-                return True
-            batch = ac.next_batch(block=False)
-            if not batch:
-                time.sleep(0.05)
-                continue
-            for f in batch:
-                pending.discard(f)
-                if f.status == "cancelled":
-                    continue
-                if f.status == "error":
-                    exc = f.exception()
-                    client.cancel(list(pending))
-                    raise ValueError(f"a sweep task failed: {exc}") from None
-                finish(futures[f], f.result())
-    except BaseException:
-        client.cancel(list(pending))
-        raise
-    return False
