@@ -150,3 +150,13 @@ def test_a_worker_killed_mid_sweep_loses_and_duplicates_nothing(client, tmp_path
     while len(client.scheduler_info()["workers"]) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_paper_protocol_panel_on_the_cluster_equals_in_process(client):
+    from dashboard.simulation.tuning import run_panel
+
+    args = ("semiparametric", {"d": 3, "K": 5, "shift": "log"}, ["SBE", "BOSE"], 200, 2, 0)
+    here = run_panel(*args, tune=("SBE", "BOSE"), scheduler="inprocess")
+    there = run_panel(*args, tune=("SBE", "BOSE"), client=client)
+    assert there.chosen == here.chosen and there.regret_by_c == here.regret_by_c
+    assert_same_numbers(there.result, here.result)
