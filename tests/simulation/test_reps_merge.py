@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from same_numbers import assert_same_numbers
 
 from dashboard.algorithms.registry import ALGORITHMS
@@ -92,3 +94,22 @@ def test_invalid_repetition_ids_and_merges_raise():
         merge_results([a, g])
     with pytest.raises(ValueError, match="nothing"):
         merge_results([])
+
+
+_FULL: dict[str, object] = {}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=st.lists(st.integers(0, 3), min_size=5, max_size=5))
+def test_any_partition_of_repetitions_merges_into_the_full_run(blocks):
+    """Property: whatever split of 5 repetitions into pieces (sizes 1 to 5, so single runs
+    and batched engines mix), the merged pieces are the full run."""
+    spec = make_spec("semiparametric", d=3, K=5, shift="random")
+    algs = ["SBE", "BOSE"]
+    if "full" not in _FULL:
+        _FULL["full"] = simulate(spec, algs, 120, runs=5, seed=9)
+    pieces = []
+    for b in sorted(set(blocks)):
+        reps = [r for r, blk in enumerate(blocks) if blk == b]
+        pieces.append(simulate(spec, algs, 120, runs=5, seed=9, reps=reps[::-1]))
+    assert_same_numbers(merge_results(pieces[::-1]), _FULL["full"])

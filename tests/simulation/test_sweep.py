@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from same_numbers import assert_same_numbers
 
 from dashboard.simulation import make_spec, simulate
@@ -210,3 +212,37 @@ def test_saved_simulation_loads_back_identical(tmp_path):
     assert back.to_csv() == res.to_csv()
     with ExperimentWriter.create(tmp_path / "x.jsonl", "simulation", {"a": 1}) as w:
         assert w.path.name == "x.jsonl"
+
+
+_VALUES = st.one_of(
+    st.integers(-3, 700),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+    st.none(),
+    st.booleans(),
+    st.sampled_from(["sine", "log", "gap", "random", "m-sets", "general"]),
+)
+_KEYS = st.one_of(
+    st.sampled_from(["d", "K", "m", "T", "horizon", "shift", "gap", "noise", "SBE:c", "SBE:x"]),
+    st.text(max_size=6),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    problem=st.sampled_from(["cmab", "semiparametric"]),
+    grid=st.dictionaries(_KEYS, st.lists(_VALUES, max_size=3), max_size=3),
+)
+def test_any_grid_is_accepted_or_refused_with_a_value_error(problem, grid):
+    """Property (API contract): make_sweep returns a sweep whose every point is a valid spec,
+    or raises ValueError; never another exception."""
+    algs = ["SBE"] if problem == "semiparametric" else ["CUCB"]
+    try:
+        sweep = make_sweep(problem, algs, horizon=50, grid=grid)
+    except ValueError:
+        return
+    assert len(sweep.rows) == int(np.prod([len(v) for v in grid.values()]))
+    for unit in sweep.units.values():
+        spec = {k: v for k, v in unit["spec"].items() if k != "problem"}
+        make_spec(problem, **spec)
+        assert 1 <= unit["horizon"] <= 10_000_000
