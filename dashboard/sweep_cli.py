@@ -187,13 +187,9 @@ def _add_load(sub: argparse._SubParsersAction) -> None:
 
 def load(path: str) -> Any:
     """A saved experiment as result objects: SimulationResult (a run) or SweepResult."""
-    from .simulation.store import load_simulation, read_experiment
-    from .simulation.sweep import load_sweep
+    from .simulation.store import load_experiment
 
-    header, pieces, _ = read_experiment(path)
-    if header["kind"] == "simulation":
-        return load_simulation(header, pieces)
-    return load_sweep(header, pieces)
+    return load_experiment(path)
 
 
 def _cmd_load(args: argparse.Namespace) -> int:

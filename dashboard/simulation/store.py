@@ -34,6 +34,8 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "ExperimentWriter",
+    "load_experiment",
+    "parse_experiment",
     "read_experiment",
     "result_from_record",
     "result_to_record",
@@ -170,25 +172,29 @@ def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, An
         raise ValueError(f"no such file: {str(path)!r}") from None
     except OSError as exc:
         raise ValueError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    return parse_experiment(data, str(path))
+
+
+def parse_experiment(
+    data: bytes, name: str = "the file"
+) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """:func:`read_experiment` on the file's bytes (e.g. an upload); ``name`` for messages."""
     lines = data.split(b"\n")
     good = 0
     header: dict[str, Any] | None = None
     pieces: list[dict[str, Any]] = []
-    for i, raw in enumerate(lines):
-        complete = i < len(lines) - 1  # the text after the last newline is unfinished
-        if not complete:
-            break
+    for i, raw in enumerate(lines[:-1]):  # the text after the last newline is unfinished
         try:
             obj = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             if header is None:
                 break
-            raise ValueError(f"{str(path)!r} line {i + 1} is not valid JSON") from None
+            raise ValueError(f"{name!r} line {i + 1} is not valid JSON") from None
         if header is None:
             header = obj
         else:
             if not isinstance(obj, dict) or "result" not in obj:
-                raise ValueError(f"{str(path)!r} line {i + 1} is not a saved piece")
+                raise ValueError(f"{name!r} line {i + 1} is not a saved piece")
             pieces.append(obj)
         good += len(raw) + 1
     if (
@@ -196,11 +202,9 @@ def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, An
         or header.get("format") != FORMAT
         or header.get("kind") not in ("simulation", "sweep")
     ):
-        raise ValueError(f"{str(path)!r} is not a saved experiment of this dashboard")
+        raise ValueError(f"{name!r} is not a saved experiment of this dashboard")
     if int(header.get("version", 0)) > FORMAT_VERSION:
-        raise ValueError(
-            f"{str(path)!r} was written by a newer version (format {header['version']})"
-        )
+        raise ValueError(f"{name!r} was written by a newer version (format {header['version']})")
     return header, pieces, good
 
 
@@ -298,3 +302,18 @@ def load_simulation(header: dict[str, Any], pieces: list[dict[str, Any]]) -> Sim
     if not pieces:
         raise ValueError("the file holds no finished result")
     return result_from_record(pieces[0]["result"])
+
+
+def load_experiment(source: str | Path | bytes, name: str | None = None) -> Any:
+    """A saved experiment (a path, or the file's bytes) as result objects: a
+    :class:`SimulationResult` (``simulate --save``) or a ``SweepResult`` (``sweep --out``;
+    only the finished points if it was interrupted)."""
+    if isinstance(source, bytes):
+        header, pieces, _ = parse_experiment(source, name or "the file")
+    else:
+        header, pieces, _ = read_experiment(source)
+    if header["kind"] == "simulation":
+        return load_simulation(header, pieces)
+    from .sweep import load_sweep
+
+    return load_sweep(header, pieces)

@@ -169,6 +169,7 @@ class SweepView(pn.viewable.Viewer):
         self._thread: threading.Thread | None = None
         self._doc = pn.state.curdoc if pn.state.curdoc is not None else None
         self.result: SweepResult | None = None
+        self._axes: tuple[str, str | None] | None = None  # plotted (x, group) of the result
         self._update_choices()
         self._plot = pn.pane.HoloViews(
             sweep_plot(None, self.x_field), sizing_mode="stretch_width", name="sweep-plot"
@@ -181,6 +182,10 @@ class SweepView(pn.viewable.Viewer):
         )
         self._cancel_button = pn.widgets.Button(
             label="Cancel", color="default", disabled=True, css_classes=["sweep-cancel-button"]
+        )
+        self._file = pn.widgets.FileInput(accept=".jsonl,.json", multiple=False)
+        self._file.param.watch(
+            lambda e: e.new and self.open_saved(e.new, self._file.filename), "value"
         )
         self._run_button.on_click(lambda _e: self.run())
         self._cancel_button.on_click(lambda _e: self.cancel())
@@ -203,7 +208,8 @@ class SweepView(pn.viewable.Viewer):
 
     @param.depends("metric", watch=True)
     def _redraw(self) -> None:
-        self._plot.object = sweep_plot(self.result, self.x_field, self.metric, self._group())
+        x, group = self._axes or (self.x_field, self._group())
+        self._plot.object = sweep_plot(self.result, x, self.metric, group)
 
     def _group(self) -> str | None:
         return None if self.group_field == "(none)" else self.group_field
@@ -241,6 +247,7 @@ class SweepView(pn.viewable.Viewer):
         self._notice.object = ""
         self._cancel = threading.Event()
         self.result = SweepResult(sweep, [])
+        self._axes = (self.x_field, self._group())
         self.running, self.progress, self.status = True, 0, "starting"
         self._bar.value = 0
         self._run_button.disabled, self._cancel_button.disabled = True, False
@@ -320,6 +327,41 @@ class SweepView(pn.viewable.Viewer):
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def _on_upload(self, event: Any) -> None:
+        if event.new:
+            self.open_saved(event.new, self._file.filename)
+
+    def open_saved(self, data: bytes, name: str | None = None) -> bool:
+        """Show a saved sweep (the bytes of a ``sweep --out`` file); False with a notice if
+        the file is not a sweep of this dashboard."""
+        from ..simulation.store import load_experiment
+
+        if self.running:
+            self._notify("Wait for the running sweep to finish (or cancel it) first.")
+            return False
+        try:
+            res = load_experiment(bytes(data), name or "the file")
+        except ValueError as exc:
+            self._notify(f"Cannot open this file: {str(exc).splitlines()[0]}")
+            return False
+        if not isinstance(res, SweepResult):
+            self._notify("This file holds a single run (simulate --save), not a sweep.")
+            return False
+        self._notice.object = ""
+        sweep = res.sweep
+        if not sweep.grid:
+            self._notify("This sweep has no swept field to plot.")
+            return False
+        self.problem = sweep.problem
+        self.algorithms = list(sweep.algorithms)
+        self.runs, self.seed = sweep.runs, sweep.seed
+        self.result = res
+        self._axes = (sweep.grid[0][0], sweep.grid[1][0] if len(sweep.grid) > 1 else None)
+        self.status = f"opened {name or 'file'}: {len(res.rows)} of {len(sweep.rows)} points"
+        self._redraw()
+        self._grid.object = self._grid_html()
+        return True
+
     # ------------------------------------------------------------------ view
     def _grid_html(self) -> str:
         """The grid: one row per point, one column per algorithm, filled as points finish."""
@@ -365,7 +407,13 @@ class SweepView(pn.viewable.Viewer):
         )
         status = pn.pane.Str(self.param.status)
         return pn.Row(
-            pn.Column(controls, pn.Row(self._run_button, self._cancel_button), width=320),
+            pn.Column(
+                controls,
+                pn.Row(self._run_button, self._cancel_button),
+                pn.pane.Markdown("Open a saved sweep (`sweep --out FILE`):"),
+                self._file,
+                width=320,
+            ),
             pn.Column(
                 self._notice, self._bar, status, self._plot, self._grid, sizing_mode="stretch_width"
             ),

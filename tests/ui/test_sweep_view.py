@@ -139,3 +139,36 @@ def test_empty_plot_and_problem_switch():
     root = view.__panel__().get_root(Document())  # the whole view builds Bokeh models
     assert root is not None
     assert np.isfinite(view.seed)
+
+
+def test_open_a_saved_sweep_file(tmp_path):
+    from dashboard.simulation import make_spec, simulate
+    from dashboard.simulation.store import save_result
+    from dashboard.simulation.sweep import make_sweep, run_sweep
+
+    sweep = make_sweep(
+        "semiparametric",
+        ["SBE"],
+        horizon=100,
+        runs=2,
+        grid={"SBE:c": [1, 2], "K": [4, 6]},
+        d=2,
+    )
+    out = tmp_path / "s.jsonl"
+    ref = run_sweep(sweep, scheduler="inprocess", out=out)
+    view = _view()
+    assert view.open_saved(out.read_bytes(), "s.jsonl")
+    assert view.status == "opened s.jsonl: 4 of 4 points"
+    curves = [e for e in view._plot.object if type(e) is hv.Curve]
+    assert sorted(c.label for c in curves) == ["SBE, K = 4", "SBE, K = 6"]
+    assert view.result.rows[3].result["SBE"].regret.tolist() == (
+        ref.rows[3].result["SBE"].regret.tolist()
+    )
+    view.metric = "oracle adaptivity"  # redraws against the file's own axes
+    assert view._plot.object.opts.get().kwargs["title"] == "oracle adaptivity against SBE:c"
+    single = tmp_path / "one.jsonl"
+    save_result(single, simulate(make_spec("semiparametric", d=2, K=4), ["SBE"], 50))
+    assert not view.open_saved(single.read_bytes(), "one.jsonl")
+    assert "single run" in view._notice.object
+    assert not view.open_saved(b"<i>junk</i>\n", "<x>.jsonl")
+    assert "&lt;x&gt;" in view._notice.object and "<i>" not in view._notice.object
