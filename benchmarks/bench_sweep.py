@@ -2,9 +2,10 @@
 
 The sweep (LinUCB, a per-round baseline, and SBE on Appendix I-like instances, ``d`` and ``K``
 swept, 4 repetitions) is split into tasks of one repetition each (a fraction of a second to a
-second of work); both clusters run exactly the same tasks.  Cluster start-up is excluded (the clusters are started and warmed up with one
-task per worker first), so the ratio is the sweep's throughput ratio ``time(1 worker) /
-time(2 workers)`` (target >= 1.7 on a machine with 2 free cores).  The check that both give
+second of work); both clusters run exactly the same tasks.  Cluster start-up is excluded (the
+clusters are started and warmed up with one task per worker first), so the ratio is the
+sweep's throughput ratio ``time(1 worker) / time(2 workers)`` (target >= 1.7 on a machine with
+2 free cores).  The check that both give
 the same rows number for number is part of the output.
 
 Usage: ``python benchmarks/bench_sweep.py [--quick]`` prints a JSON dict; ``run(quick)``

@@ -239,6 +239,11 @@ class ExperimentWriter:
         header, pieces, good = read_experiment(path)
         if header.get("kind") != kind:
             raise ValueError(f"{str(path)!r} holds a {header.get('kind')}, not a {kind}")
+        if header.get("package_version") != _package_version():
+            raise ValueError(
+                f"{str(path)!r} was made by version {header.get('package_version')} (this is "
+                f"{_package_version()}): its numbers may differ; use another output file"
+            )
         old = header.get("definition") or {}
         new = json.loads(_dumps(definition))
         if old != new:

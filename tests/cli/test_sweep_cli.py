@@ -198,3 +198,9 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     bar(p)
     bar.close()
     assert plain.getvalue() == ""
+
+
+def test_simulate_save_to_an_unwritable_place_is_one_line(capsys, tmp_path):
+    argv = ["simulate", "--problem", "semiparametric", "--algorithm", "SBE", "--horizon", "20"]
+    code, _, err = run_cli(capsys, *argv, "--save", str(tmp_path / "no" / "such" / "x.jsonl"))
+    assert code == 2 and err.startswith("error: cannot write") and err.count("\n") == 1

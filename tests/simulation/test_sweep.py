@@ -246,3 +246,16 @@ def test_any_grid_is_accepted_or_refused_with_a_value_error(problem, grid):
         spec = {k: v for k, v in unit["spec"].items() if k != "problem"}
         make_spec(problem, **spec)
         assert 1 <= unit["horizon"] <= 10_000_000
+
+
+def test_resume_refuses_a_file_of_another_package_version(reference, tmp_path):
+    sweep, _ = reference
+    out = tmp_path / "s.jsonl"
+    part = run_sweep(sweep, scheduler="inprocess", out=out, cancel=lambda: True)
+    assert part.cancelled and part.tasks_run == 0
+    lines = out.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["package_version"] = "0.0.1"
+    out.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    with pytest.raises(ValueError, match=r"made by version 0\.0\.1"):
+        run_sweep(sweep, scheduler="inprocess", out=out)
