@@ -1,4 +1,5 @@
-"""Command-line interface: ``python -m dashboard simulate | design | reproduce | bench``.
+"""Command-line interface: ``python -m dashboard simulate | design | reproduce | bench | sweep |
+load``.
 
 Errors never show a traceback: a one-line ``error: ...`` on stderr and exit code 2.
 """
@@ -92,6 +93,9 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         metavar="ALG:NAME=VALUE",
         help="algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable)",
     )
+    from .sweep_cli import add_save_argument
+
+    add_save_argument(p)
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -148,6 +152,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     )
     if args.csv:
         Path(args.csv).write_text(result.to_csv())
+    from .sweep_cli import save_simulation
+
+    save_simulation(args, result)
     if fmt == "json":
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -200,7 +207,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes (seconds, not minutes)")
     p.add_argument(
-        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames"
+        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames | sweep"
     )
     p.set_defaults(func=_cmd_bench)
 
@@ -210,7 +217,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root))
-    names = args.only or ["cmab", "design", "sbe", "batched", "frames"]
+    names = args.only or ["cmab", "design", "sbe", "batched", "frames", "sweep"]
     out = {}
     for name in names:
         try:
@@ -232,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate(sub)
     _add_design(sub)
     _add_bench(sub)
+    from .sweep_cli import add_parsers as add_sweep_commands
+
+    add_sweep_commands(sub)
     try:
         from .reproduce import add_parser as add_reproduce
     except ImportError:

@@ -22,10 +22,19 @@ from ..algorithms.base import Policy, validate_int
 from ..algorithms.cmab.oracle import make_executor
 from ..algorithms.registry import AlgorithmInfo
 from . import catalogue
-from .results import AlgorithmResult, SimulationResult
+from .results import AlgorithmResult, SimulationResult, merge_results
 from .specs import ProblemSpec
 
-__all__ = ["MAX_HORIZON", "Simulation", "simulate", "stream", "time_grid"]
+__all__ = [
+    "MAX_HORIZON",
+    "Simulation",
+    "check_algorithms",
+    "merge_results",
+    "rep_ids",
+    "simulate",
+    "stream",
+    "time_grid",
+]
 
 #: Largest horizon accepted by the simulation layer.
 MAX_HORIZON = 10_000_000
@@ -94,6 +103,51 @@ def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str
         info.declaration.validate(values)
         out[info.name.lower()] = dict(values)
     return out
+
+
+def rep_ids(reps: Sequence[int] | None, runs: int) -> list[int]:
+    """The sorted repetition ids ``reps`` (all of ``0 .. runs-1`` if None), validated."""
+    if reps is None:
+        return list(range(runs))
+    if isinstance(reps, (str, bytes)) or not hasattr(reps, "__iter__"):
+        raise ValueError(f"reps must be a list of repetition ids, got {reps!r}")
+    given = list(reps)
+    ids = sorted({validate_int("repetition id", r, 0, runs - 1) for r in given})
+    if not ids:
+        raise ValueError("reps must name at least one repetition")
+    if len(ids) != len(given):
+        raise ValueError(f"a repetition id is listed twice: {given}")
+    return ids
+
+
+def check_algorithms(
+    spec: ProblemSpec,
+    algorithms: Sequence[str],
+    params: dict[str, dict[str, Any]] | None = None,
+) -> list[AlgorithmInfo]:
+    """Resolve ``algorithms`` for ``spec`` and check ``params`` against them (ValueError).
+
+    The checks :class:`Simulation` makes before building anything: known names, none twice,
+    each supporting the spec's reward model, parameters only for chosen algorithms and only
+    their declared constants within bounds.
+    """
+    if isinstance(algorithms, str):
+        algorithms = [algorithms]
+    if not algorithms:
+        raise ValueError("choose at least one algorithm")
+    infos = [_info(a, spec.problem) for a in algorithms]
+    names = [i.name for i in infos]
+    if len(set(names)) != len(names):
+        raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
+    reward = getattr(spec, "reward", None)
+    for info in infos:
+        if reward is not None and reward not in info.rewards:
+            raise ValueError(
+                f"{info.name} does not support the {reward!r} reward model "
+                f"(it supports: {', '.join(info.rewards)})"
+            )
+    _check_params(params, infos)
+    return infos
 
 
 class _Group:
@@ -207,6 +261,10 @@ class Simulation:
         About how many rounds are recorded (see :func:`time_grid`).
     batched : bool
         Use a batched implementation across repetitions where one exists (same numbers).
+    reps : sequence of int, optional
+        Run only these repetition ids (each in ``0 .. runs-1``); default all.  Repetition
+        ``r``'s numbers do not depend on which others run (counter-based randomness), so the
+        results of disjoint subsets merge (:func:`merge_results`) into the result of all R.
     """
 
     def __init__(
@@ -219,27 +277,15 @@ class Simulation:
         params: dict[str, dict[str, Any]] | None = None,
         grid_points: int = 400,
         batched: bool = True,
+        reps: Sequence[int] | None = None,
     ) -> None:
         self.horizon = validate_int("horizon T", horizon, 1, MAX_HORIZON)
         self.runs = validate_int("runs", runs, 1, MAX_RUNS)
         self.seed = validate_int("seed", seed, 0)
-        if isinstance(algorithms, str):
-            algorithms = [algorithms]
-        if not algorithms:
-            raise ValueError("choose at least one algorithm")
+        self.reps = rep_ids(reps, self.runs)
         spec.validate()
         self.spec = spec
-        infos = [_info(a, spec.problem) for a in algorithms]
-        names = [i.name for i in infos]
-        if len(set(names)) != len(names):
-            raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
-        reward = getattr(spec, "reward", None)
-        for info in infos:
-            if reward is not None and reward not in info.rewards:
-                raise ValueError(
-                    f"{info.name} does not support the {reward!r} reward model "
-                    f"(it supports: {', '.join(info.rewards)})"
-                )
+        infos = check_algorithms(spec, algorithms, params)
         params = _check_params(params, infos)
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)
@@ -254,7 +300,7 @@ class Simulation:
             }
         self.groups: list[_Group] = []
         for info in infos:
-            envs = [spec.environment(self.built, self.seed, r) for r in range(self.runs)]
+            envs = [spec.environment(self.built, self.seed, r) for r in self.reps]
             self.groups.append(
                 _Group(info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched)
             )
@@ -377,15 +423,15 @@ class Simulation:
         regret = (
             np.stack(self._regret, axis=-1)
             if self._regret
-            else np.zeros((len(self.groups), self.runs, 0))
+            else np.zeros((len(self.groups), len(self.reps), 0))
         )
         best = self.instance_summary().get("best_arm")
         out = []
         for gi, g in enumerate(self.groups):
             logs = g.logs()
             cum = [log.cumulative(times) for log in logs]
-            queries = np.array([c[0] for c in cum]).reshape(self.runs, len(times))
-            adapt = np.array([c[1] for c in cum]).reshape(self.runs, len(times))
+            queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
+            adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
             declared = g.declared()
             out.append(
                 AlgorithmResult(
@@ -409,11 +455,12 @@ class Simulation:
         return SimulationResult(
             spec=self.spec.to_dict(),
             horizon=self.horizon,
-            runs=self.runs,
+            runs=len(self.reps),
             seed=self.seed,
             t=self.t,
             results=out,
             instance=self.instance_summary(),
+            reps=list(self.reps),
         )
 
 
