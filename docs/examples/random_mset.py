@@ -69,12 +69,18 @@ class RandomMSet(Policy):
         self._key = rnd.stream_key(env.model.seed, env.rep, "random-m-set")
 
     def advance(self, until: int) -> int:
+        # Blocks are fixed in time (rounds 1..block, block+1..2 block, ...), not by the calls:
+        # the runner may stop us anywhere (frame times), and a split block must not change
+        # any decision, so the action is a function of the block index and is kept between
+        # calls.
         t0 = self.t + 1
-        length = min(self.block, until - self.t)  # never play past ``until``
-        scores = rnd.uniform(self._key, t0 * self.env.d + np.arange(self.env.d))
-        action = self.env.family.argmax_linear(scores)  # top-m of random scores
-        self.log.record(t0, self.log.new_round(), "random argmax")
-        self.env.play_fixed(action, t0, length)  # outcomes are ignored: nothing is learnt
-        self.cum_regret += length * self.env.gap(action)
+        if self.t % self.block == 0:  # a block starts: one oracle call on random scores
+            index = self.t // self.block
+            scores = rnd.uniform(self._key, index * self.env.d + np.arange(self.env.d))
+            self._action = self.env.family.argmax_linear(scores)  # top-m of random scores
+            self.log.record(t0, self.log.new_round(), "random argmax")
+        length = min(self.block - self.t % self.block, until - self.t)  # never past ``until``
+        self.env.play_fixed(self._action, t0, length)  # outcomes ignored: nothing is learnt
+        self.cum_regret += length * self.env.gap(self._action)
         self.t += length
         return self.t

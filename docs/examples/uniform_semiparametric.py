@@ -45,9 +45,7 @@ class UniformExploration(Policy):
         problem="semiparametric",
         reference="uniform exploration baseline (no paper)",
         doc="uniformly random arms, best orthogonalised estimate declared per phase",
-        constants=(
-            Constant("phase", 500, "int", low=1, high=10_000_000, doc="rounds per phase"),
-        ),
+        constants=(Constant("phase", 500, "int", low=1, high=10_000_000, doc="rounds per phase"),),
     )
 
     def __init__(self, phase: int = 500) -> None:
