@@ -308,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_reproduce(sub)
+    from .serve import add_parser as add_serve
+
+    add_serve(sub)
     return parser
 
 

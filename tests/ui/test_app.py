@@ -373,6 +373,7 @@ def test_constants_card_follows_the_chosen_algorithms():
         ("SROQ-CMAB", "C"),
         ("SROQ-CMAB", "M"),
         ("SROQ-CMAB", "grid"),
+        ("SROQ-CMAB", "lcb_query"),
     }
     assert with_class(app.sidebar, "constant-SROQ-CMAB-grid")
     app.config.problem = "semiparametric"

@@ -314,7 +314,7 @@ def test_the_constants_card_is_the_declarations_card_constants():
         if any(c.card for c in d.constants)
     }
     assert dict(CONSTANTS) == expected
-    assert [k.name for k in CONSTANTS["SROQ-CMAB"]] == ["C", "M", "grid"]
+    assert [k.name for k in CONSTANTS["SROQ-CMAB"]] == ["C", "M", "grid", "lcb_query"]
     assert all(k.label for knobs in CONSTANTS.values() for k in knobs)
 
 

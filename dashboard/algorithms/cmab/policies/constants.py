@@ -22,6 +22,7 @@ __all__ = [
     "GRID",
     "GRID_OPTIONAL",
     "H_CONST",
+    "LCB_QUERY",
     "LIPSCHITZ",
     "MAX_ATOMS",
     "MULTIPLIER",
@@ -92,6 +93,15 @@ GRID = Constant(
     doc="SROQ time grid: gao (t_1 = eta, Gao et al. 2019) or paper (t_1 = 1, as printed; "
     "see docs/DIFFERENCES.md)",
     label="grid: SROQ time grid",
+)
+LCB_QUERY = Constant(
+    "lcb_query",
+    "parallel",
+    "choice",
+    choices=("parallel", "sequential"),
+    doc="adaptivity of an epoch's max-LCB query: parallel (one round with the representatives, "
+    "A.1) or sequential (its own round, as A.4/A.9 count it); queries and regret are the same",
+    label="lcb_query: max-LCB query round",
 )
 GRID_OPTIONAL = Constant(
     "grid_kind",

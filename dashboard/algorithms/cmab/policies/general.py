@@ -53,12 +53,14 @@ from .constants import (
     CMAB_GENERAL,
     EPOCH0,
     GRID_OPTIONAL,
+    LCB_QUERY,
     LIPSCHITZ,
     M_EPOCHS,
     MAX_ATOMS,
     THRESHOLD_SCALE,
 )
 from .covariance import RegretCounter, epoch_ends
+from .sroq import epoch_queries, validate_lcb_query
 
 __all__ = [
     "AROQGR",
@@ -82,9 +84,10 @@ _S = Constant(
 )
 _INITIAL_PASS = Constant(
     "initial_pass",
-    False,
+    True,
     "bool",
-    doc="play every base arm once before the first index (SDCB's initialisation)",
+    doc="play every base arm once before the first index (Chen et al. 2016's initialisation, "
+    "the default); false: optimistic indices for never-played arms",
     card=False,
 )
 
@@ -416,13 +419,16 @@ class SROQGR(_GRBase):
         Runs each epoch's batch concurrently.
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
+    lcb_query : {"parallel", "sequential"}
+        The max-LCB query joins the representatives' round (default, A.1) or is one more
+        sequential round per epoch (A.9's count); only adaptivity changes (see ``sroq.py``).
     """
 
     declaration = AlgorithmDeclaration(
         name="SROQ-GR-CMAB",
         problem="cmab",
         reference="Algorithm 7",
-        constants=(C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS),
+        constants=(C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS, LCB_QUERY),
         rewards=CMAB_ANY,
         doc="SROQ for general rewards with optimistic outcome distributions",
     )
@@ -435,10 +441,12 @@ class SROQGR(_GRBase):
         oracle_delay: float = 0.0,
         executor: Executor | None = None,
         max_atoms: int = 64,
+        lcb_query: str = "parallel",
     ) -> None:
         super().__init__(C, oracle_delay, executor, max_atoms)
         self.M = None if M is None else validate_int("M (number of epochs)", M, 1)
         self.grid_kind = grid_kind
+        self.lcb_query = validate_lcb_query(lcb_query)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
@@ -476,8 +484,8 @@ class SROQGR(_GRBase):
             self._request(f"representative of arm {i}", ucb_d, (int(i),), banned, int(i))
             for i in prev
         ]
-        reqs.append(self._request("LCB max (11)", lcb_d, (), banned))
-        out = self.oracle.batch(reqs, t)
+        lcb_req = self._request("LCB max (11)", lcb_d, (), banned)
+        out = epoch_queries(self.oracle, reqs, lcb_req, t, self.lcb_query)
         max_lcb = -math.inf if out[-1] is None else lcb(out[-1])
         keep = [
             (int(i), np.asarray(a, dtype=bool))
@@ -522,16 +530,16 @@ class SDCB(_GRBase):
     adaptivity rounds).
 
     Start: Chen et al. initialise by playing, for each base arm ``i``, an action containing
-    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=False``) we
-    instead give a never-played arm the optimistic point mass at the top of the support (as
-    in :class:`AROQGR`), so the oracle itself prefers actions with unplayed arms.  This is not
-    the same start: an unplayed arm only *ties* with a played arm whose optimistic law is also
-    at the top (radius ``>= 1``, i.e. ``n_i <= C ln t``, or outcomes already at the top), and
-    ties go to the first action in enumeration order, so an arm may be tried later than round
-    ``d`` or never (A.11.2 setting, seed 2, T = 600: one arm is never played, at no regret
-    cost).  ``initial_pass=True`` plays Chen et al.'s start: round ``i + 1``
-    (``i = 0 .. d-1``) plays the index ``argmax`` over the actions containing arm ``i`` (that
-    lookup is the round's oracle call, purpose ``"SDCB initial pass"``).
+    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=True``) we play
+    that start: round ``i + 1`` (``i = 0 .. d-1``) plays the index ``argmax`` over the actions
+    containing arm ``i`` (that lookup is the round's oracle call, purpose
+    ``"SDCB initial pass"``).  ``initial_pass=False`` instead gives a never-played arm the
+    optimistic point mass at the top of the support (as in :class:`AROQGR`), so the oracle
+    itself prefers actions with unplayed arms.  This is not the same start: an unplayed arm
+    only *ties* with a played arm whose optimistic law is also at the top (radius ``>= 1``,
+    i.e. ``n_i <= C ln t``, or outcomes already at the top), and ties go to the first action
+    in enumeration order, so an arm may be tried later than round ``d`` or never (A.11.2
+    setting, seed 2, T = 600: one arm is never played, at no regret cost).
 
     Parameters
     ----------
@@ -542,7 +550,8 @@ class SDCB(_GRBase):
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
     initial_pass : bool
-        Play Chen et al.'s ``d``-round initialisation (default False: optimistic unplayed arms).
+        Play Chen et al.'s ``d``-round initialisation (default True; False: optimistic
+        unplayed arms instead).
     """
 
     declaration = AlgorithmDeclaration(
@@ -560,7 +569,7 @@ class SDCB(_GRBase):
         C: float = 1.5,
         oracle_delay: float = 0.0,
         max_atoms: int = 64,
-        initial_pass: bool = False,
+        initial_pass: bool = True,
     ) -> None:
         super().__init__(C, oracle_delay, None, max_atoms)
         if not isinstance(initial_pass, (bool, np.bool_)):
