@@ -293,6 +293,11 @@ class AlgorithmDeclaration:
             )
         out: dict[str, Any] = {}
         for name, value in values.items():
+            if name in RESERVED[self.problem]:
+                raise ValueError(
+                    f"{name} is not a constant of {self.name}: the simulation sets it from the "
+                    f"problem spec; allowed: {self.allowed_text()}"
+                )
             if not isinstance(name, str) or name not in {c.name for c in self.constants}:
                 raise ValueError(
                     f"{self.name} has no constant {name!r}; allowed: {self.allowed_text()}"

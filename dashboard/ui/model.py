@@ -123,6 +123,22 @@ _CMAB_FIELDS = ("d", "m", "actions", "reward", "oracle_delay", "alpha")
 _SP_FIELDS = ("d", "K", "shift", "magnitude", "gap", "noise")
 
 
+#: The built-in choices of the component selectors (plug-ins registered in this process are
+#: appended by :func:`_offer_plugin_components`).
+_BUILTIN_CHOICES: dict[str, list[str]] = {}
+
+
+def _offer_plugin_components() -> None:
+    """Offer the shifts, action families and reward models registered by plug-ins in this
+    process (and only those: names are never imported from user input)."""
+    for name in ("shift", "actions", "reward"):
+        selector = Config.param[name]
+        builtin = _BUILTIN_CHOICES.setdefault(name, list(selector.objects))
+        extra = [n for n in catalogue.component_names(name, plugins_only=True) if n not in builtin]
+        if list(selector.objects) != builtin + extra:
+            selector.objects = builtin + extra
+
+
 def _declared(algorithm: str, name: str) -> Constant:
     """The declared constant ``name`` of ``algorithm``; ValueError naming the allowed ones."""
     declared = catalogue.constants(algorithm)
@@ -205,12 +221,7 @@ class Config(param.Parameterized):
     errors = param.List(default=[], item_type=str, doc="Derived: why the configuration is invalid.")
 
     def __init__(self, **params: Any) -> None:
-        # plug-in shifts, action families and reward models join the built-in choices
-        for name, kind in (("shift", "shift"), ("actions", "actions"), ("reward", "reward")):
-            extra = [n for n in catalogue.component_names(kind, plugins_only=True)]
-            if extra:
-                objects = list(type(self).param[name].objects)
-                type(self).param[name].objects = objects + [n for n in extra if n not in objects]
+        _offer_plugin_components()
         super().__init__(**params)
         if "algorithms" not in params:
             self.algorithms = self.default_algorithms(self.problem, self.reward)

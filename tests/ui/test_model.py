@@ -353,7 +353,7 @@ def test_default_values_are_not_stored_and_unchosen_algorithms_are_not_passed():
 @pytest.mark.parametrize(
     ("algorithm", "name", "value", "message"),
     [
-        ("CUCB", "C", -1.0, "CUCB: C must be in (0, 1000] (got -1.0)."),
+        ("CUCB", "C", -1.0, "CUCB: C must be in [0.001, 1000] (got -1.0)."),
         ("SROQ-CMAB", "M", 0, "SROQ-CMAB: M must be in [1, 10000000] or none (auto) (got 0)."),
         ("SROQ-CMAB", "M", 20_000, "M must be at most the horizon T = 10000 (got 20000)."),
         ("SROQ-CMAB", "grid", "daily", "grid must be one of gao, paper (got 'daily')."),

@@ -107,9 +107,9 @@ class AROQ(Policy):
         executor: Executor | None = None,
     ) -> None:
         super().__init__()
-        self.C = validate_positive("C", C)
-        self.threshold_scale = validate_positive("threshold_scale", threshold_scale)
-        self.epoch0_size = validate_int("epoch0_size", epoch0_size, 0)
+        # declared constants were validated by the declaration (Policy.__new__)
+        self.C, self.threshold_scale = float(C), float(threshold_scale)
+        self.epoch0_size = int(epoch0_size)
         self.oracle_delay = validate_positive("oracle_delay", oracle_delay, allow_zero=True)
         self.executor = executor
         self.env: Any = None

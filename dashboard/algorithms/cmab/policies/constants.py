@@ -41,11 +41,11 @@ _MAX_ROUNDS = 10_000_000
 C_UCB = Constant(
     "C",
     1.5,
-    low=0.0,
-    low_open=True,
+    low=1e-3,
     high=1e3,
-    doc="CombUCB1 width constant in sqrt(C log t / n_i) (Eq. (1)); the proofs use 1.5; "
-    "above 1e3 the index is all exploration bonus",
+    doc="CombUCB1 width constant in sqrt(C log t / n_i) (Eq. (1)); the proofs use 1.5; in "
+    "[1e-3, 1e3]: below, the index is the empirical mean (greedy, outside the theory), above, "
+    "all exploration bonus",
     label="C: UCB width constant, √(C log t / n_i)",
 )
 C_GR = Constant(

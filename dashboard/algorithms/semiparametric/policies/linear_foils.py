@@ -222,10 +222,9 @@ class GElimination(PhaseElimination):
         design_tol: float = 1e-3,
     ) -> None:
         super().__init__()
-        self.c = validate_positive("c", c)
-        self.delta = validate_probability("delta", delta)
-        self.elimination_factor = validate_positive("elimination_factor", elimination_factor)
-        self.design_tol = validate_positive("design_tol", design_tol)
+        # declared constants were validated by the declaration (Policy.__new__)
+        self.c, self.delta = float(c), float(delta)
+        self.elimination_factor, self.design_tol = float(elimination_factor), float(design_tol)
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""

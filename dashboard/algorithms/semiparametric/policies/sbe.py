@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import PolicyEvent, Stopwatch, validate_positive, validate_probability
+from ...base import PolicyEvent, Stopwatch
 from ...declare import AlgorithmDeclaration, Constant
 from ..design import deo_design
 from ..estimators import OrthogonalizedRidge
@@ -128,14 +128,9 @@ class SBE(PhaseElimination):
         design_tol: float = 1e-3,
     ) -> None:
         super().__init__()
-        self.c = validate_positive("c", c)
-        self.delta = validate_probability("delta", delta)
-        rule = str(n_rule).strip().lower()
-        if rule not in N_RULES:
-            raise ValueError(f"n_rule must be one of {', '.join(N_RULES)}, got {n_rule!r}")
-        self.n_rule = rule
-        self.elimination_factor = validate_positive("elimination_factor", elimination_factor)
-        self.design_tol = validate_positive("design_tol", design_tol)
+        # declared constants were validated by the declaration (Policy.__new__)
+        self.c, self.delta, self.n_rule = float(c), float(delta), n_rule
+        self.elimination_factor, self.design_tol = float(elimination_factor), float(design_tol)
         self.env: Any = None
 
     # ------------------------------------------------------------------ lifecycle
