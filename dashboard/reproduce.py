@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from .simulation.budget import DEFAULT_MAX_WORK
 from .simulation.experiments import (
     FIGURES,
     SCALES,
@@ -237,12 +236,16 @@ def reproduce(
     horizon: int | None = None,
     runs: int | None = None,
     echo: Any = print,
-    max_work: float | None = DEFAULT_MAX_WORK,
+    scheduler: str | None = None,
+    tune: bool | None = None,
 ) -> list[tuple[Path, Path]]:
     """Run one figure (or ``"all"``) and write its HTML and CSV into ``out``.
 
     Everything is validated before anything runs: an unknown figure or scale, or an output
-    directory that cannot be written, raises ValueError at once.
+    directory that cannot be written, raises ValueError at once.  The simulations run on the
+    sweep engine (:mod:`dashboard.simulation.sweep`): at the paper scale on a local Dask
+    cluster, or on the cluster at ``scheduler``; ``tune`` (default: at the paper scale) follows
+    Appendix I's protocol (best c in {1, 2, 4, 8} per setting, reported).
     """
     key = str(figure).strip().lower()
     names = list(FIGURES) if key == "all" else [get_figure(key).name]
@@ -253,7 +256,13 @@ def reproduce(
     for name in names:
         start = time.perf_counter()
         res = run_experiment(
-            name, scale=scale, seed=seed, horizon=horizon, runs=runs, max_work=max_work
+            name,
+            scale=scale,
+            seed=seed,
+            horizon=horizon,
+            runs=runs,
+            scheduler=scheduler,
+            tune=tune,
         )
         html, csv_path = write_figure(res, out)
         written.append((html, csv_path))
@@ -287,7 +296,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="classroom",
         help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
     )
-    from .cli import _add_limits, cli_type
+    from .cli import cli_type
     from .simulation.specs import FIELDS
 
     p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())
@@ -301,19 +310,40 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=cli_type(FIELDS["runs"]),
         help="override the scale's number of repetitions; " + FIELDS["runs"].allowed(),
     )
-    _add_limits(p, "a figure's panel")
+    p.add_argument(
+        "--scheduler",
+        help="tcp://host:port of a running Dask cluster (default at the paper scale: a local "
+        "cluster; below it: in-process), or inprocess",
+    )
+    p.add_argument(
+        "--tune",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="Appendix I's protocol, best c in {1,2,4,8} per setting (auto: paper scale only)",
+    )
     p.set_defaults(func=_cmd_reproduce)
     return p
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    reproduce(
-        args.figure,
-        args.out,
-        scale=args.scale,
-        seed=args.seed,
-        horizon=args.horizon,
-        runs=args.runs,
-        max_work=None if args.force else args.max_work,
-    )
+    from .simulation.engine import check_address, close_clients
+
+    scheduler = args.scheduler
+    if scheduler is not None and scheduler.strip().lower() != "inprocess":
+        scheduler = check_address(scheduler)
+    elif scheduler is not None:
+        scheduler = "inprocess"
+    try:
+        reproduce(
+            args.figure,
+            args.out,
+            scale=args.scale,
+            seed=args.seed,
+            horizon=args.horizon,
+            runs=args.runs,
+            scheduler=scheduler,
+            tune={"auto": None, "yes": True, "no": False}[args.tune],
+        )
+    finally:
+        close_clients()
     return 0

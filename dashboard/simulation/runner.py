@@ -21,13 +21,23 @@ import numpy as np
 
 from ..algorithms.base import Policy
 from ..algorithms.cmab.oracle import make_executor
-from ..algorithms.registry import AlgorithmInfo, algorithm_info
-from . import budget
+from ..algorithms.registry import AlgorithmInfo
+from . import budget, catalogue
 from .fields import check_bool, check_int
-from .results import AlgorithmResult, SimulationResult
+from .results import AlgorithmResult, SimulationResult, merge_results
 from .specs import FIELDS, MAX_HORIZON, MAX_RUNS, ProblemSpec, check_spec
 
-__all__ = ["MAX_HORIZON", "MAX_RUNS", "Simulation", "simulate", "stream", "time_grid"]
+__all__ = [
+    "MAX_HORIZON",
+    "MAX_RUNS",
+    "Simulation",
+    "check_algorithms",
+    "merge_results",
+    "rep_ids",
+    "simulate",
+    "stream",
+    "time_grid",
+]
 
 #: Allowed ``grid_points`` (recorded rounds per curve).
 MAX_GRID_POINTS = 100_000
@@ -64,7 +74,7 @@ def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in sig.parameters}
 
 
-def _check_algorithms(algorithms: Any) -> list[str]:
+def _check_names(algorithms: Any) -> list[str]:
     """A name or a list of 1 to 16 names (strings), else ValueError."""
     if isinstance(algorithms, str):
         algorithms = [algorithms]
@@ -82,26 +92,87 @@ def _check_algorithms(algorithms: Any) -> list[str]:
     return list(algorithms)
 
 
-def _check_params(params: Any) -> dict[str, dict[str, Any]]:
-    """``None`` or ``{algorithm: {name: value}}`` with string keys, else ValueError."""
+def _info(name: Any, problem: str) -> AlgorithmInfo:
+    """The registry entry of ``name`` (through the catalogue, so plug-ins are loaded)."""
+    if not isinstance(name, str):
+        raise ValueError(f"algorithm names must be strings, got {name!r}")
+    catalogue.declaration(name, problem)  # ValueError naming the allowed algorithms
+    from ..algorithms.registry import algorithm_info
+
+    return algorithm_info(name, problem)
+
+
+def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str, Any]]:
+    """``{algorithm: {constant: value}}`` checked against the declarations: only chosen
+    algorithms, only declared constants (never internal arguments such as ``oracle_delay``
+    or ``executor``, which the spec supplies), each within its declared bounds."""
     if params is None:
         return {}
     if not isinstance(params, dict):
         raise ValueError(
-            "params must be a mapping {algorithm: {name: value}}, got " + type(params).__name__
+            "params must be a mapping {algorithm: {constant: value}}, got "
+            f"{type(params).__name__}"
         )
-    for alg, values in params.items():
-        if not isinstance(alg, str) or not isinstance(values, dict):
-            raise ValueError("params must be a mapping {algorithm: {name: value}} of strings")
-        if not all(isinstance(k, str) for k in values):
-            raise ValueError(f"constant names of {alg} must be strings")
-    return params
+    by_name = {i.name.lower(): i for i in infos}
+    out: dict[str, dict[str, Any]] = {}
+    for key, values in params.items():
+        info = by_name.get(str(key).strip().lower())
+        if info is None:
+            raise ValueError(
+                f"parameters given for an algorithm not chosen: {key!r} "
+                f"(chosen: {', '.join(i.name for i in infos)})"
+            )
+        info.declaration.validate(values)
+        out[info.name.lower()] = dict(values)
+    return out
 
 
-#: Arguments the simulation passes to every policy from the spec: never per-algorithm params.
-_PROBLEM_LEVEL = ("oracle_delay", "executor", "alpha")
+def rep_ids(reps: Sequence[int] | None, runs: int) -> list[int]:
+    """The sorted repetition ids ``reps`` (all of ``0 .. runs-1`` if None), validated."""
+    if reps is None:
+        return list(range(runs))
+    if isinstance(reps, (str, bytes)) or not hasattr(reps, "__iter__"):
+        raise ValueError(f"reps must be a list of repetition ids, got {reps!r}")
+    given = list(reps)
+    ids = sorted({check_int("repetition id", r, 0, runs - 1) for r in given})
+    if not ids:
+        raise ValueError("reps must name at least one repetition")
+    if len(ids) != len(given):
+        raise ValueError(f"a repetition id is listed twice: {given}")
+    return ids
 
-_OPTIONS = ("params", "grid_points", "batched", "max_work")
+
+def check_algorithms(
+    spec: ProblemSpec,
+    algorithms: Sequence[str],
+    params: dict[str, dict[str, Any]] | None = None,
+) -> list[AlgorithmInfo]:
+    """Resolve ``algorithms`` for ``spec`` and check ``params`` against them (ValueError).
+
+    The checks :class:`Simulation` makes before building anything: known names, none twice,
+    each supporting the spec's reward model, parameters only for chosen algorithms and only
+    their declared constants within bounds.
+    """
+    if isinstance(algorithms, str):
+        algorithms = [algorithms]
+    if not algorithms:
+        raise ValueError("choose at least one algorithm")
+    infos = [_info(a, spec.problem) for a in algorithms]
+    names = [i.name for i in infos]
+    if len(set(names)) != len(names):
+        raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
+    reward = getattr(spec, "reward", None)
+    for info in infos:
+        if reward is not None and reward not in info.rewards:
+            raise ValueError(
+                f"{info.name} does not support the {reward!r} reward model "
+                f"(it supports: {', '.join(info.rewards)})"
+            )
+    _check_params(params, infos)
+    return infos
+
+
+_OPTIONS = ("params", "grid_points", "batched", "max_work", "reps")
 
 
 def _check_kwargs(kwargs: dict[str, Any]) -> None:
@@ -150,10 +221,8 @@ class _Group:
         }
         self.envs = envs
         self.R = len(envs)
-        batched_cls = None
-        if allow_batched and self.R > 1:
-            module = inspect.getmodule(cls)
-            batched_cls = getattr(module, "Batched" + cls.__name__, None)
+        # the declared batched engine (same numbers, R repetitions at once), if any
+        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)
@@ -251,6 +320,10 @@ class Simulation:
     Every argument is checked before anything runs: wrong types and out-of-range values
     raise ValueError.  After :meth:`close` the results stay readable but advancing raises
     ValueError.
+    reps : sequence of int, optional
+        Run only these repetition ids (each in ``0 .. runs-1``); default all.  Repetition
+        ``r``'s numbers do not depend on which others run (counter-based randomness), so the
+        results of disjoint subsets merge (:func:`merge_results`) into the result of all R.
     """
 
     def __init__(
@@ -264,6 +337,7 @@ class Simulation:
         grid_points: int = 400,
         batched: bool = True,
         max_work: float | None = budget.DEFAULT_MAX_WORK,
+        reps: Sequence[int] | None = None,
     ) -> None:
         self._closed = False
         self._executor: Executor | None = None
@@ -274,35 +348,14 @@ class Simulation:
         grid_points = check_int("grid_points", grid_points, 2, MAX_GRID_POINTS)
         batched = check_bool("batched", batched)
         max_work = budget.check_limit("max_work", max_work)
-        algorithms = _check_algorithms(algorithms)
-        params = _check_params(params)
+        self.reps = rep_ids(reps, self.runs)
         self.spec = spec
-        infos = [algorithm_info(a, spec.problem) for a in algorithms]
-        names = [i.name for i in infos]
-        if len(set(names)) != len(names):
-            raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
-        reward = getattr(spec, "reward", None)
-        for info in infos:
-            if reward is not None and reward not in info.rewards:
-                raise ValueError(
-                    f"{info.name} does not support the {reward!r} reward model "
-                    f"(it supports: {', '.join(info.rewards)})"
-                )
-        params = {k.lower(): dict(v) for k, v in params.items()}
-        for alg, values in params.items():
-            problem_level = sorted(set(values) & set(_PROBLEM_LEVEL))
-            if problem_level:
-                raise ValueError(
-                    f"{problem_level[0]} is a problem setting, not a constant of {alg}; set it "
-                    "on the spec (CLI: --" + problem_level[0].replace("_", "-") + ")"
-                )
-        unknown = set(params) - {n.lower() for n in names}
-        if unknown:
-            raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
+        infos = check_algorithms(spec, _check_names(algorithms), params)
+        params = _check_params(params, infos)
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)  # cheap: O(K d); a features CSV is read capped
         self.estimate = budget.estimate_run(
-            spec, infos, self.horizon, self.runs, params, grid_points, dims=_dims(self.built)
+            spec, infos, self.horizon, len(self.reps), params, grid_points, dims=_dims(self.built)
         )
         budget.enforce(
             self.estimate,
@@ -320,7 +373,7 @@ class Simulation:
             }
         self.groups: list[_Group] = []
         for info in infos:
-            envs = [spec.environment(self.built, self.seed, r) for r in range(self.runs)]
+            envs = [spec.environment(self.built, self.seed, r) for r in self.reps]
             self.groups.append(
                 _Group(info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched)
             )
@@ -458,15 +511,15 @@ class Simulation:
         regret = (
             np.stack(self._regret, axis=-1)
             if self._regret
-            else np.zeros((len(self.groups), self.runs, 0))
+            else np.zeros((len(self.groups), len(self.reps), 0))
         )
         best = self.instance_summary().get("best_arm")
         out = []
         for gi, g in enumerate(self.groups):
             logs = g.logs()
             cum = [log.cumulative(times) for log in logs]
-            queries = np.array([c[0] for c in cum]).reshape(self.runs, len(times))
-            adapt = np.array([c[1] for c in cum]).reshape(self.runs, len(times))
+            queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
+            adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
             declared = g.declared()
             out.append(
                 AlgorithmResult(
@@ -490,11 +543,12 @@ class Simulation:
         return SimulationResult(
             spec=self.spec.to_dict(),
             horizon=self.horizon,
-            runs=self.runs,
+            runs=len(self.reps),
             seed=self.seed,
             t=self.t,
             results=out,
             instance=self.instance_summary(),
+            reps=list(self.reps),
         )
 
 

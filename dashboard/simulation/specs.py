@@ -52,19 +52,12 @@ _SP = ("semiparametric",)
 
 
 def _registry_choices(kind: str) -> tuple[str, ...]:
-    """Choice lists read from the algorithm layer's registries (the single place)."""
-    if kind == "actions":
-        from ..algorithms.cmab.actions import FAMILIES
+    """Choice lists read from the algorithm layer's registries, through the catalogue (so
+    plug-in shifts, action families and reward models count): the single place."""
+    if kind in ("actions", "reward", "shift"):
+        from .catalogue import component_names
 
-        return tuple(FAMILIES)
-    if kind == "reward":
-        from ..algorithms.cmab.rewards import REWARDS
-
-        return tuple(REWARDS)
-    if kind == "shift":
-        from ..algorithms.semiparametric.shifts import SHIFT_KEYS
-
-        return tuple(SHIFT_KEYS)
+        return tuple(component_names(kind))
     if kind == "instance":
         from ..algorithms.semiparametric.instances import INSTANCE_KINDS
 

@@ -17,7 +17,7 @@ closed by a line that is exactly ``$$``.  :func:`math_spans` finds every math sp
 use it to check balance), and :func:`protect_math` escapes the spans so that a plain CommonMark
 renderer (``pn.pane.Markdown`` uses markdown-it) passes the TeX through unchanged.
 
-This module is pure Python (stdlib plus the cheap, UI-free :mod:`dashboard.algorithms.registry`):
+This module is pure Python (stdlib plus the UI-free :mod:`dashboard.simulation.catalogue`):
 it never imports panel, holoviews or bokeh.
 """
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dashboard.algorithms import registry
+from dashboard.simulation import catalogue
 from dashboard.simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, fields_for
 
 __all__ = [
@@ -521,12 +521,14 @@ def _check_work(preset: dict[str, Any], problem: str) -> str | None:
         spec = make_spec(
             problem, **{f.name: preset[f.name] for f in fields_for(problem) if f.name in preset}
         )
-        infos = [registry.algorithm_info(a, problem) for a in preset["algorithms"]]
+        infos = [catalogue.declaration(a, problem) for a in preset["algorithms"]]
     except (ValueError, KeyError, TypeError):
         return None  # reported by the other checks
     horizon = preset.get("horizon", FIELDS["horizon"].default)
     runs = preset.get("runs", FIELDS["runs"].dashboard_default)
-    est = estimate_run(spec, infos, horizon, runs)
+    constants = preset.get("constants") if isinstance(preset.get("constants"), dict) else {}
+    params = {str(k).lower(): v for k, v in constants.items() if isinstance(v, dict)}
+    est = estimate_run(spec, infos, horizon, runs, params)
     if est.seconds > LESSON_MAX_WORK:
         return (
             f"the preset would take {est.describe()}; a lesson preset must run within "
@@ -539,13 +541,14 @@ def validate_preset_basic(preset: Any) -> list[str]:
     """Human-readable problems of a lesson preset; an empty list when it is fine.
 
     Checks: a JSON object; ``problem`` in ``{"cmab", "semiparametric"}``; ``algorithms`` a
-    list of 1 to 4 distinct registered names (:func:`registry.algorithm_info`) of that problem
+    list of 1 to 4 distinct registered names (:func:`catalogue.declaration`) of that problem
     and, for ``cmab``, supporting the reward model (default ``"linear"``,
-    :func:`registry.algorithms_for`); no unknown keys (keys of the other problem count as
+    :func:`catalogue.algorithm_names`); no unknown keys (keys of the other problem count as
     unknown); types, bounds and choices of every other key from the one problem schema
     (:data:`dashboard.simulation.specs.FIELDS`, the same as the API, CLI and dashboard), ``m``
-    at most ``d``; and a run estimated (:func:`dashboard.simulation.budget.estimate_run`) to
-    take at most :data:`LESSON_MAX_WORK` seconds, since a class waits for it.
+    at most ``d``; ``constants`` checked against the algorithms' declarations; and a run
+    estimated (:func:`dashboard.simulation.budget.estimate_run`) to take at most
+    :data:`LESSON_MAX_WORK` seconds, since a class waits for it.
     """
     if not isinstance(preset, dict):
         return [f"the preset must be a JSON object (dict), got {type(preset).__name__}"]
@@ -560,7 +563,7 @@ def validate_preset_basic(preset: Any) -> list[str]:
     keys = [*RUN_FIELDS]
     if problem is not None:
         keys += [f.name for f in fields_for(problem, dashboard=True)]
-    allowed = set(_COMMON_KEYS) | set(keys)
+    allowed = set(_COMMON_KEYS) | set(keys) | {"constants"}
     for key in preset:
         if key not in allowed:
             if problem is None:
@@ -599,7 +602,7 @@ def validate_preset_basic(preset: Any) -> list[str]:
         reward = preset.get("reward", _DEFAULT_REWARD)
         for name in algorithms:
             try:
-                info = registry.algorithm_info(name)
+                info = catalogue.declaration(name)
             except ValueError as exc:
                 problems.append(str(exc))
                 continue
@@ -611,12 +614,15 @@ def validate_preset_basic(preset: Any) -> list[str]:
                     f"{problem!r}"
                 )
             elif problem == "cmab" and isinstance(reward, str):
-                supported = {i.name for i in registry.algorithms_for("cmab", reward)}
+                supported = set(catalogue.algorithm_names("cmab", reward))
                 if info.name not in supported and reward in FIELDS["reward"].offered_choices():
                     problems.append(
                         f"algorithm {info.name!r} does not support the {reward!r} reward model; "
                         f"it supports: {', '.join(info.rewards)}"
                     )
+    if "constants" in preset:
+        chosen = algorithms if isinstance(algorithms, list) else []
+        problems += catalogue.constants_problems(preset["constants"], chosen)
     if not problems and problem is not None:
         heavy = _check_work(preset, problem)
         if heavy:

@@ -166,16 +166,16 @@ def _error(argv: list[str]) -> str:
         ([*SIM, "--K", "5"], "--K do(es) not apply to the cmab problem"),
         ([*SEMI, "--features", "/dev/zero"], "larger than 16 MB"),
         (["design", "--features", "/dev/zero"], "larger than 16 MB"),
-        ([], "commands: bench, design, reproduce, simulate"),
+        ([], "usage: python -m dashboard COMMAND [options]; commands: "),
         (
             [*SIM[:-1], "10000000", "--runs", "256", "--d", "500"],
             "override with max_work=None (CLI: --max-work SECONDS or --force)",
         ),
         ([*SIM, "--max-work", "0"], "--max-work must be a number of seconds > 0"),
-        ([*SIM, "--param", "CUCB:oracle_delay=1e9"], "oracle_delay is a problem setting"),
+        ([*SIM, "--param", "CUCB:oracle_delay=1e9"], "oracle_delay is not a constant of CUCB"),
         (
             [*SIM[:4], "SROQ-CMAB", "--horizon", "9", "--param", 'SROQ-CMAB:executor="x"'],
-            "executor is a problem setting",
+            "executor is not a constant of SROQ-CMAB",
         ),
     ],
 )
