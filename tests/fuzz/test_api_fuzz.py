@@ -86,7 +86,7 @@ def test_make_spec_raises_only_value_error(problem, name, value):
 def test_a_spec_or_params_of_the_wrong_type_is_a_value_error(value):
     with pytest.raises(ValueError, match="spec must be a CMABSpec or SemiparametricSpec"):
         Simulation(value, ["CUCB"], 10)
-    with pytest.raises(ValueError, match="params must be a mapping|algorithm not chosen"):
+    with pytest.raises(ValueError, match=r"params must be a mapping|algorithm not chosen"):
         Simulation(CMABSpec(d=4, m=2), ["CUCB"], 10, params=value if value else "x")
     if value != "cmab":  # make_spec("cmab") is the default cmab problem
         with pytest.raises(ValueError, match="unknown problem"):
