@@ -172,6 +172,8 @@ def _error(argv: list[str]) -> str:
             "override with max_work=None (CLI: --max-work SECONDS or --force)",
         ),
         ([*SIM, "--max-work", "0"], "--max-work must be a number of seconds > 0"),
+        (["sweep", *SIM[1:], "--seed", HUGE], "seed must be an integer from 0 to"),
+        (["sweep", *SIM[1:], "--d", "1e8"], "d must be an integer from 1 to 500"),
         ([*SIM, "--param", "CUCB:oracle_delay=1e9"], "oracle_delay is not a constant of CUCB"),
         (
             [*SIM[:4], "SROQ-CMAB", "--horizon", "9", "--param", 'SROQ-CMAB:executor="x"'],
