@@ -6,7 +6,7 @@ an optional password (Panel's built-in basic auth), and where simulations run:
 
 * default: an embedded Dask ``LocalCluster`` sized to the machine, started here before the
   server and shared by every session (with ``--num-procs`` the server processes share it too:
-  its address is handed to them through :data:`~dashboard.simulation.cluster.SCHEDULER_ENV`);
+  its address is handed to them through :data:`~dashboard.simulation.engine.ENV_SCHEDULER`);
 * ``--scheduler tcp://host:8786``: a cluster the instructor already runs (``dask scheduler``
   and ``dask worker tcp://host:8786`` on every machine that should help);
 * ``--in-process``: no Dask, every run in the server process (one user, a laptop).
@@ -137,16 +137,18 @@ def prepare_engine(
     """Settle where sessions run and export it to this process's environment (inherited by
     ``--num-procs`` children).  Starts the embedded cluster now, so the first student does not
     wait for it.  Returns the variables set."""
-    from .simulation.cluster import SCHEDULER_ENV, get_client, scheduler_address
+    from .simulation.engine import ENV_SCHEDULER, check_address, get_client
 
     env: dict[str, str] = {}
     if in_process:
         env[ENGINE_ENV] = "in-process"
     else:
         env[ENGINE_ENV] = "dask"
-        addr = scheduler_address(scheduler)
+        addr = scheduler or os.environ.get(ENV_SCHEDULER) or None
+        if addr:
+            check_address(addr)
         client = get_client(scheduler=addr, workers=workers)
-        env[SCHEDULER_ENV] = addr or client.scheduler.address
+        env[ENV_SCHEDULER] = addr or client.scheduler.address
     if max_work is not None:
         env[MAX_WORK_ENV] = str(int(max_work))
     os.environ.update(env)
