@@ -3,6 +3,8 @@
 Run ``python notebooks/build_notebooks.py`` after editing; the ``.ipynb`` files are generated,
 so edit here, not in Jupyter.  Every notebook starts with the extensions, then a parameter cell
 ``SCALE = os.environ.get("NOTEBOOK_SCALE", "classroom")`` (``"paper"`` for full size).
+The setup cell calls ``pn.extension("mathjax")`` *before* ``hv.extension("bokeh")`` (the other
+order loads Bokeh without its MathJax bundle, and the dashboard's math never renders).
 Exercise solutions are code cells tagged ``solution`` with ``source_hidden`` set, under a
 "Solution" header, so JupyterLab shows them collapsed.
 """
@@ -23,8 +25,10 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
-hv.extension("bokeh")
-pn.extension()"""
+# Panel first, with MathJax: the dashboard's lesson text is typeset by Bokeh's MathJax bundle,
+# which is only sent to the browser if it is requested before HoloViews loads Bokeh.
+pn.extension("mathjax")
+hv.extension("bokeh")"""
 
 PARAMS = """\
 # Parameters: "classroom" keeps every run to seconds; "paper" uses the papers' sizes.
