@@ -1,4 +1,5 @@
-"""Command-line interface: ``python -m dashboard simulate | design | reproduce | bench``.
+"""Command-line interface: ``python -m dashboard simulate | algorithms | design | reproduce |
+bench | sweep | load | serve``.
 
 Errors never show a traceback: a one-line ``error: ...`` on stderr and exit code 2.
 """
@@ -47,6 +48,44 @@ def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="PATH_OR_MODULE",
+        help="load your own policy/shift first: a .py file or an importable module "
+        "(repeatable; see docs/PLUGINS.md)",
+    )
+
+
+def _load_plugins(specs: Sequence[str]) -> None:
+    """Register the ``--plugin`` files/modules (one-line error for a bad plug-in)."""
+    if not specs:
+        return
+    from .plugins import load_plugin
+
+    for spec in specs:
+        try:
+            load_plugin(spec)
+        except ValueError as exc:
+            raise CLIError(str(exc).splitlines()[0]) from None
+
+
+def _param_help() -> str:
+    """``--param`` help listing every built-in algorithm's declared constants."""
+    from .simulation import catalogue
+
+    per_alg = "; ".join(
+        f"{d.name}: {', '.join(c.name for c in d.constants) or '-'}"
+        for d in catalogue.declarations()
+    )
+    return (
+        "algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable; VALUE is JSON, quote strings "
+        f"as '\"paper\"'). Constants: {per_alg}. Bounds and docs: python -m dashboard algorithms"
+    )
+
+
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
@@ -54,6 +93,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         description="Simulate R repetitions of one or more algorithms on one instance.",
     )
     p.add_argument("--problem", required=True, help="cmab or semiparametric")
+    _add_plugin_flag(p)
     p.add_argument(
         "--algorithm",
         action="append",
@@ -90,8 +130,11 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="ALG:NAME=VALUE",
-        help="algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable)",
+        help=_param_help(),
     )
+    from .sweep_cli import add_save_argument
+
+    add_save_argument(p)
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -137,6 +180,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation.runner import simulate
 
     fmt = _check_format(args.format)
+    _load_plugins(args.plugin)
     spec = _spec_from_args(args)
     result = simulate(
         spec,
@@ -148,10 +192,41 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     )
     if args.csv:
         Path(args.csv).write_text(result.to_csv())
+    from .sweep_cli import save_simulation
+
+    save_simulation(args, result)
     if fmt == "json":
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.to_table())
+    return 0
+
+
+def _add_algorithms(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "algorithms",
+        help="list algorithms (with their constants), shifts, action families, reward models",
+        description="Everything that can be simulated, as the classes declare it.",
+    )
+    _add_plugin_flag(p)
+    p.add_argument("--problem", help="only cmab or only semiparametric")
+    p.add_argument("--format", default="table", help="json | table")
+    p.set_defaults(func=_cmd_algorithms)
+
+
+def _cmd_algorithms(args: argparse.Namespace) -> int:
+    from .catalogue_text import catalogue_table
+    from .simulation import catalogue
+
+    fmt = _check_format(args.format)
+    _load_plugins(args.plugin)
+    problem = None
+    if args.problem is not None:
+        problem = str(args.problem).strip().lower()
+        if problem not in ("cmab", "semiparametric"):
+            raise CLIError(f"unknown problem {args.problem!r}; choose from: cmab, semiparametric")
+    described = catalogue.describe(problem)
+    print(json.dumps(described, indent=2) if fmt == "json" else catalogue_table(described))
     return 0
 
 
@@ -200,7 +275,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes (seconds, not minutes)")
     p.add_argument(
-        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames"
+        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames | sweep"
     )
     p.set_defaults(func=_cmd_bench)
 
@@ -210,7 +285,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root))
-    names = args.only or ["cmab", "design", "sbe", "batched", "frames"]
+    names = args.only or ["cmab", "design", "sbe", "batched", "frames", "sweep"]
     out = {}
     for name in names:
         try:
@@ -230,14 +305,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_simulate(sub)
+    _add_algorithms(sub)
     _add_design(sub)
     _add_bench(sub)
+    from .sweep_cli import add_parsers as add_sweep_commands
+
+    add_sweep_commands(sub)
     try:
         from .reproduce import add_parser as add_reproduce
     except ImportError:
         pass
     else:
         add_reproduce(sub)
+    from .serve import add_parser as add_serve
+
+    add_serve(sub)
     return parser
 
 

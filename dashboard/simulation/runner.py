@@ -20,11 +20,21 @@ import numpy as np
 
 from ..algorithms.base import Policy, validate_int
 from ..algorithms.cmab.oracle import make_executor
-from ..algorithms.registry import AlgorithmInfo, algorithm_info
-from .results import AlgorithmResult, SimulationResult
+from ..algorithms.registry import AlgorithmInfo
+from . import catalogue
+from .results import AlgorithmResult, SimulationResult, merge_results
 from .specs import ProblemSpec
 
-__all__ = ["MAX_HORIZON", "Simulation", "simulate", "stream", "time_grid"]
+__all__ = [
+    "MAX_HORIZON",
+    "Simulation",
+    "check_algorithms",
+    "merge_results",
+    "rep_ids",
+    "simulate",
+    "stream",
+    "time_grid",
+]
 
 #: Largest horizon accepted by the simulation layer.
 MAX_HORIZON = 10_000_000
@@ -60,6 +70,86 @@ def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in sig.parameters}
 
 
+def _info(name: Any, problem: str) -> AlgorithmInfo:
+    """The registry entry of ``name`` (through the catalogue, so plug-ins are loaded)."""
+    if not isinstance(name, str):
+        raise ValueError(f"algorithm names must be strings, got {name!r}")
+    catalogue.declaration(name, problem)  # ValueError naming the allowed algorithms
+    from ..algorithms.registry import algorithm_info
+
+    return algorithm_info(name, problem)
+
+
+def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str, Any]]:
+    """``{algorithm: {constant: value}}`` checked against the declarations: only chosen
+    algorithms, only declared constants (never internal arguments such as ``oracle_delay``
+    or ``executor``, which the spec supplies), each within its declared bounds."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(
+            "params must be a mapping {algorithm: {constant: value}}, got "
+            f"{type(params).__name__}"
+        )
+    by_name = {i.name.lower(): i for i in infos}
+    out: dict[str, dict[str, Any]] = {}
+    for key, values in params.items():
+        info = by_name.get(str(key).strip().lower())
+        if info is None:
+            raise ValueError(
+                f"parameters given for an algorithm not chosen: {key!r} "
+                f"(chosen: {', '.join(i.name for i in infos)})"
+            )
+        info.declaration.validate(values)
+        out[info.name.lower()] = dict(values)
+    return out
+
+
+def rep_ids(reps: Sequence[int] | None, runs: int) -> list[int]:
+    """The sorted repetition ids ``reps`` (all of ``0 .. runs-1`` if None), validated."""
+    if reps is None:
+        return list(range(runs))
+    if isinstance(reps, (str, bytes)) or not hasattr(reps, "__iter__"):
+        raise ValueError(f"reps must be a list of repetition ids, got {reps!r}")
+    given = list(reps)
+    ids = sorted({validate_int("repetition id", r, 0, runs - 1) for r in given})
+    if not ids:
+        raise ValueError("reps must name at least one repetition")
+    if len(ids) != len(given):
+        raise ValueError(f"a repetition id is listed twice: {given}")
+    return ids
+
+
+def check_algorithms(
+    spec: ProblemSpec,
+    algorithms: Sequence[str],
+    params: dict[str, dict[str, Any]] | None = None,
+) -> list[AlgorithmInfo]:
+    """Resolve ``algorithms`` for ``spec`` and check ``params`` against them (ValueError).
+
+    The checks :class:`Simulation` makes before building anything: known names, none twice,
+    each supporting the spec's reward model, parameters only for chosen algorithms and only
+    their declared constants within bounds.
+    """
+    if isinstance(algorithms, str):
+        algorithms = [algorithms]
+    if not algorithms:
+        raise ValueError("choose at least one algorithm")
+    infos = [_info(a, spec.problem) for a in algorithms]
+    names = [i.name for i in infos]
+    if len(set(names)) != len(names):
+        raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
+    reward = getattr(spec, "reward", None)
+    for info in infos:
+        if reward is not None and reward not in info.rewards:
+            raise ValueError(
+                f"{info.name} does not support the {reward!r} reward model "
+                f"(it supports: {', '.join(info.rewards)})"
+            )
+    _check_params(params, infos)
+    return infos
+
+
 class _Group:
     """The R runs of one algorithm (R policies, or one batched policy covering all R)."""
 
@@ -80,10 +170,8 @@ class _Group:
         }
         self.envs = envs
         self.R = len(envs)
-        batched_cls = None
-        if allow_batched and self.R > 1:
-            module = inspect.getmodule(cls)
-            batched_cls = getattr(module, "Batched" + cls.__name__, None)
+        # the declared batched engine (same numbers, R repetitions at once), if any
+        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)
@@ -173,6 +261,10 @@ class Simulation:
         About how many rounds are recorded (see :func:`time_grid`).
     batched : bool
         Use a batched implementation across repetitions where one exists (same numbers).
+    reps : sequence of int, optional
+        Run only these repetition ids (each in ``0 .. runs-1``); default all.  Repetition
+        ``r``'s numbers do not depend on which others run (counter-based randomness), so the
+        results of disjoint subsets merge (:func:`merge_results`) into the result of all R.
     """
 
     def __init__(
@@ -185,31 +277,16 @@ class Simulation:
         params: dict[str, dict[str, Any]] | None = None,
         grid_points: int = 400,
         batched: bool = True,
+        reps: Sequence[int] | None = None,
     ) -> None:
         self.horizon = validate_int("horizon T", horizon, 1, MAX_HORIZON)
         self.runs = validate_int("runs", runs, 1, MAX_RUNS)
         self.seed = validate_int("seed", seed, 0)
-        if isinstance(algorithms, str):
-            algorithms = [algorithms]
-        if not algorithms:
-            raise ValueError("choose at least one algorithm")
+        self.reps = rep_ids(reps, self.runs)
         spec.validate()
         self.spec = spec
-        infos = [algorithm_info(a, spec.problem) for a in algorithms]
-        names = [i.name for i in infos]
-        if len(set(names)) != len(names):
-            raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
-        reward = getattr(spec, "reward", None)
-        for info in infos:
-            if reward is not None and reward not in info.rewards:
-                raise ValueError(
-                    f"{info.name} does not support the {reward!r} reward model "
-                    f"(it supports: {', '.join(info.rewards)})"
-                )
-        params = {k.lower(): dict(v) for k, v in (params or {}).items()}
-        unknown = set(params) - {n.lower() for n in names}
-        if unknown:
-            raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
+        infos = check_algorithms(spec, algorithms, params)
+        params = _check_params(params, infos)
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)
         self._executor: Executor | None = None
@@ -223,7 +300,7 @@ class Simulation:
             }
         self.groups: list[_Group] = []
         for info in infos:
-            envs = [spec.environment(self.built, self.seed, r) for r in range(self.runs)]
+            envs = [spec.environment(self.built, self.seed, r) for r in self.reps]
             self.groups.append(
                 _Group(info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched)
             )
@@ -346,15 +423,15 @@ class Simulation:
         regret = (
             np.stack(self._regret, axis=-1)
             if self._regret
-            else np.zeros((len(self.groups), self.runs, 0))
+            else np.zeros((len(self.groups), len(self.reps), 0))
         )
         best = self.instance_summary().get("best_arm")
         out = []
         for gi, g in enumerate(self.groups):
             logs = g.logs()
             cum = [log.cumulative(times) for log in logs]
-            queries = np.array([c[0] for c in cum]).reshape(self.runs, len(times))
-            adapt = np.array([c[1] for c in cum]).reshape(self.runs, len(times))
+            queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
+            adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
             declared = g.declared()
             out.append(
                 AlgorithmResult(
@@ -378,11 +455,12 @@ class Simulation:
         return SimulationResult(
             spec=self.spec.to_dict(),
             horizon=self.horizon,
-            runs=self.runs,
+            runs=len(self.reps),
             seed=self.seed,
             t=self.t,
             results=out,
             instance=self.instance_summary(),
+            reps=list(self.reps),
         )
 
 

@@ -43,9 +43,22 @@ from typing import Any
 import numpy as np
 
 from ...base import Policy, PolicyEvent, Stopwatch, validate_int
+from ...declare import AlgorithmDeclaration, Constant
 from ..oracle import Oracle, OracleRequest
 from ..rewards.general import expected_aggregate, reward_function_of
 from .aroq import aroq_threshold
+from .constants import (
+    C_GR,
+    CMAB_ANY,
+    CMAB_GENERAL,
+    EPOCH0,
+    GRID_OPTIONAL,
+    LCB_QUERY,
+    LIPSCHITZ,
+    M_EPOCHS,
+    MAX_ATOMS,
+    THRESHOLD_SCALE,
+)
 from .covariance import RegretCounter, epoch_ends
 from .sroq import epoch_queries, validate_lcb_query
 
@@ -59,6 +72,24 @@ __all__ = [
     "discretize",
     "paper_intervals",
 ]
+
+_S = Constant(
+    "s",
+    None,
+    "int",
+    low=1,
+    high=10_000_000,
+    doc="number of discretisation intervals (null: ceil(lipschitz sqrt(m T)), Algorithm 8)",
+    card=False,
+)
+_INITIAL_PASS = Constant(
+    "initial_pass",
+    True,
+    "bool",
+    doc="play every base arm once before the first index (Chen et al. 2016's initialisation, "
+    "the default); false: optimistic indices for never-played arms",
+    card=False,
+)
 
 
 def _number(name: str, value: Any, low: float, allow_low: bool) -> float:
@@ -255,9 +286,6 @@ class _GRBase(Policy):
             purpose, f=self._value_fn(dists), include=include, exclude=exclude, arm=arm
         )
 
-    def params(self) -> dict[str, Any]:
-        return {"C": self.C, "oracle_delay": self.oracle_delay, "max_atoms": self.max_atoms}
-
 
 # ----------------------------------------------------------------------------------------------
 class AROQGR(_GRBase):
@@ -295,7 +323,14 @@ class AROQGR(_GRBase):
         Larger values make the first epochs longer, hence fewer queries.
     """
 
-    name = "AROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="AROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 6",
+        constants=(C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
+        rewards=CMAB_ANY,
+        doc="AROQ for general rewards with optimistic outcome distributions",
+    )
 
     def __init__(
         self,
@@ -323,13 +358,6 @@ class AROQGR(_GRBase):
         """Integer form ``ceil(1 + c sqrt(T m prev / d))`` of the line-5 condition."""
         x = aroq_threshold(prev, self.horizon, self.m, self.d, self.threshold_scale)
         return np.ceil(x - 1e-12).astype(np.int64)
-
-    def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "threshold_scale": self.threshold_scale,
-            "epoch0_size": self.epoch0_size,
-        }
 
     def advance(self, until: int) -> int:
         until = min(int(until), self.horizon)
@@ -396,7 +424,14 @@ class SROQGR(_GRBase):
         sequential round per epoch (A.9's count); only adaptivity changes (see ``sroq.py``).
     """
 
-    name = "SROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="SROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 7",
+        constants=(C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS, LCB_QUERY),
+        rewards=CMAB_ANY,
+        doc="SROQ for general rewards with optimistic outcome distributions",
+    )
 
     def __init__(
         self,
@@ -483,14 +518,6 @@ class SROQGR(_GRBase):
             )
         )
 
-    def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "M": self.M,
-            "grid_kind": self.grid_kind,
-            "lcb_query": self.lcb_query,
-        }
-
 
 # ----------------------------------------------------------------------------------------------
 class SDCB(_GRBase):
@@ -527,7 +554,15 @@ class SDCB(_GRBase):
         unplayed arms instead).
     """
 
-    name = "SDCB"
+    declaration = AlgorithmDeclaration(
+        name="SDCB",
+        problem="cmab",
+        reference="Chen et al. 2016 (baseline)",
+        constants=(C_GR, MAX_ATOMS, _INITIAL_PASS),
+        rewards=CMAB_ANY,
+        per_round=True,
+        doc="per-round stochastically dominant confidence bound (baseline)",
+    )
 
     def __init__(
         self,
@@ -585,9 +620,6 @@ class SDCB(_GRBase):
         self.log.record_every_round(t0, self.t, purpose, seconds)
         return self.t
 
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "initial_pass": self.initial_pass}
-
 
 # ----------------------------------------------------------------------------------------------
 class _Discretized:
@@ -613,9 +645,6 @@ class _Discretized:
         self._set_intervals(self.m, self.horizon)  # type: ignore[attr-defined]
         self._atom_cap = max(self.max_atoms, self.intervals + 1)  # type: ignore[attr-defined]
 
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "s": self.s, "lipschitz": self.lipschitz}  # type: ignore[misc]
-
 
 class DiscretizedAROQGR(_Discretized, AROQGR):
     """Algorithm 8 with Algorithm 6: AROQ-GR-CMAB on outcomes discretised to ``s`` levels.
@@ -634,7 +663,14 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         As :class:`AROQGR`.
     """
 
-    name = "Disc-AROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="Disc-AROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 8 with Algorithm 6",
+        constants=(_S, LIPSCHITZ, C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
+        rewards=CMAB_GENERAL,
+        doc="AROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
+    )
 
     def __init__(
         self,
@@ -664,7 +700,14 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
         As :class:`SROQGR`.
     """
 
-    name = "Disc-SROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="Disc-SROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 8 with Algorithm 7",
+        constants=(_S, LIPSCHITZ, C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS),
+        rewards=CMAB_GENERAL,
+        doc="SROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
+    )
 
     def __init__(
         self,

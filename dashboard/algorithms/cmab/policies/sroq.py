@@ -26,8 +26,10 @@ from typing import Any
 import numpy as np
 
 from ...base import Policy, PolicyEvent, validate_int
+from ...declare import AlgorithmDeclaration
 from ..oracle import Oracle, OracleRequest
 from .common import ArmStatistics, check_linear_env, play_schedule_sums, validate_positive
+from .constants import C_UCB, CMAB_LINEAR, GRID, LCB_QUERY, M_EPOCHS
 
 __all__ = [
     "GRID_KINDS",
@@ -173,8 +175,14 @@ class SROQ(Policy):
       (dict arm -> action), ``lcb_action`` and ``max_lcb``.
     """
 
-    name = "SROQ-CMAB"
-    problem = "cmab"
+    declaration = AlgorithmDeclaration(
+        name="SROQ-CMAB",
+        problem="cmab",
+        reference="Algorithm 2",
+        constants=(C_UCB, M_EPOCHS, GRID, LCB_QUERY),
+        rewards=CMAB_LINEAR,
+        doc="scheduled rare oracle queries: M epochs on a fixed time grid",
+    )
 
     def __init__(
         self,
@@ -197,13 +205,7 @@ class SROQ(Policy):
         self.env: Any = None
 
     def params(self) -> dict[str, Any]:
-        return {
-            "C": self.C,
-            "M": self.M,
-            "grid": self.grid_kind,
-            "oracle_delay": self.oracle_delay,
-            "lcb_query": self.lcb_query,
-        }
+        return {"C": self.C, "M": self.M, "grid": self.grid_kind, "lcb_query": self.lcb_query}
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env`` (a linear-reward CMABEnvironment)."""

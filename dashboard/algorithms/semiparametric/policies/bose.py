@@ -53,6 +53,8 @@ import numpy as np
 
 from ... import randomness as rnd
 from ...base import Policy, validate_positive, validate_probability
+from ...declare import AlgorithmDeclaration, Constant
+from .constants import DELTA, LAM, MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BOSE", "DISTRIBUTIONS", "BatchedBOSE", "minmax_distribution"]
@@ -347,6 +349,39 @@ class BatchedBOSE(PerRoundBatch):
         self.b += z * rewards[:, None]
 
 
+_C = MULTIPLIER_C("c: multiplier of the confidence width", "multiplier of the confidence width")
+_LAM = LAM(None, "ridge lambda of the centred design (null: the paper's choice from d and T)")
+_DISTRIBUTION = Constant(
+    "distribution",
+    "uniform",
+    "choice",
+    choices=DISTRIBUTIONS,
+    doc="action distribution over surviving arms: uniform (the authors' code, default) or "
+    "minmax (Krishnamurthy et al.'s per-round min-max program, Appendix H; solved every round)",
+    label="distribution: surviving-arm play",
+)
+
+_QP_TOL = Constant(
+    "qp_tol",
+    1e-3,
+    low=0.0,
+    low_open=True,
+    high=1.0,
+    doc="minmax only: stop the per-round Frank-Wolfe solve when BOSE's condition holds up to "
+    "the factor 1 + qp_tol",
+    card=False,
+)
+_QP_MAX_ITER = Constant(
+    "qp_max_iter",
+    1000,
+    "int",
+    low=1,
+    high=100_000,
+    doc="minmax only: cap on Frank-Wolfe steps per round",
+    card=False,
+)
+
+
 class BOSE(Policy):
     """BOSE, the per-round semiparametric baseline (uniform or min-max distribution).
 
@@ -376,8 +411,15 @@ class BOSE(Policy):
     (indices of ``A_{t+1}``) read the engine's state.
     """
 
-    name = "BOSE"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="BOSE",
+        problem="semiparametric",
+        reference="Krishnamurthy et al. 2018 (baseline)",
+        constants=(_C, DELTA, _LAM, _DISTRIBUTION, _QP_TOL, _QP_MAX_ITER),
+        per_round=True,
+        batched=BatchedBOSE,
+        doc="action-centered semiparametric bandit: uniform or min-max surviving-arm play",
+    )
 
     def __init__(
         self,
@@ -401,6 +443,7 @@ class BOSE(Policy):
         self.lam, self.distribution = self._engine.lam, self._engine.distribution
 
     def params(self) -> dict[str, Any]:
+        """The declared constants in use (the QP's only with ``distribution="minmax"``)."""
         return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
