@@ -257,16 +257,16 @@ class BatchedBOSE(PerRoundBatch):
             self.purpose = "elimination + min-max QP"
 
     def params(self) -> dict[str, Any]:
-        """Tunable parameters (the QP's only with ``distribution="minmax"``)."""
-        out: dict[str, Any] = {
+        """Tunable parameters: every declared constant (``qp_tol`` and ``qp_max_iter`` only
+        act with ``distribution="minmax"``)."""
+        return {
             "c": self.c,
             "delta": self.delta,
             "lam": self.lam,
             "distribution": self.distribution,
+            "qp_tol": self.qp_tol,
+            "qp_max_iter": self.qp_max_iter,
         }
-        if self.distribution == "minmax":
-            out.update(qp_tol=self.qp_tol, qp_max_iter=self.qp_max_iter)
-        return out
 
     def _reset_state(self) -> None:
         T, d, R = self.horizon, self.d, self.R
@@ -367,7 +367,7 @@ _QP_TOL = Constant(
     low=0.0,
     low_open=True,
     high=1.0,
-    doc="minmax only: stop the per-round Frank-Wolfe solve when BOSE's condition holds up to "
+    doc="minmax only: stop the per-round active-set solve when BOSE's condition holds up to "
     "the factor 1 + qp_tol",
     card=False,
 )
@@ -377,7 +377,7 @@ _QP_MAX_ITER = Constant(
     "int",
     low=1,
     high=100_000,
-    doc="minmax only: cap on Frank-Wolfe steps per round",
+    doc="minmax only: cap on active-set steps per round",
     card=False,
 )
 
@@ -443,7 +443,7 @@ class BOSE(Policy):
         self.lam, self.distribution = self._engine.lam, self._engine.distribution
 
     def params(self) -> dict[str, Any]:
-        """The declared constants in use (the QP's only with ``distribution="minmax"``)."""
+        """The declared constants (the QP's act only with ``distribution="minmax"``)."""
         return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
