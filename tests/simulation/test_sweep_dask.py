@@ -122,7 +122,7 @@ def test_cancel_then_resume_on_the_cluster(client, sweep_and_reference, tmp_path
 
 def test_a_worker_killed_mid_sweep_loses_and_duplicates_nothing(client, tmp_path):
     sweep = make_sweep(
-        "semiparametric", ["BOSE"], horizon=1500, runs=2, seed=0, grid={"d": [2, 3, 4]}, K=5
+        "semiparametric", ["BOSE"], horizon=1000, runs=2, seed=0, grid={"d": [2, 3, 4]}, K=5
     )
     ref = run_sweep(sweep, scheduler="inprocess")
     pids = client.run(os.getpid)
