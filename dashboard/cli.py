@@ -1,5 +1,5 @@
-"""Command-line interface: ``python -m dashboard simulate | design | reproduce | bench | sweep |
-load``.
+"""Command-line interface: ``python -m dashboard simulate | algorithms | design | reproduce |
+bench | sweep | load | serve``.
 
 Errors never show a traceback: a one-line ``error: ...`` on stderr and exit code 2.
 """
@@ -48,6 +48,44 @@ def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="PATH_OR_MODULE",
+        help="load your own policy/shift first: a .py file or an importable module "
+        "(repeatable; see docs/PLUGINS.md)",
+    )
+
+
+def _load_plugins(specs: Sequence[str]) -> None:
+    """Register the ``--plugin`` files/modules (one-line error for a bad plug-in)."""
+    if not specs:
+        return
+    from .plugins import load_plugin
+
+    for spec in specs:
+        try:
+            load_plugin(spec)
+        except ValueError as exc:
+            raise CLIError(str(exc).splitlines()[0]) from None
+
+
+def _param_help() -> str:
+    """``--param`` help listing every built-in algorithm's declared constants."""
+    from .simulation import catalogue
+
+    per_alg = "; ".join(
+        f"{d.name}: {', '.join(c.name for c in d.constants) or '-'}"
+        for d in catalogue.declarations()
+    )
+    return (
+        "algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable; VALUE is JSON, quote strings "
+        f"as '\"paper\"'). Constants: {per_alg}. Bounds and docs: python -m dashboard algorithms"
+    )
+
+
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
@@ -55,6 +93,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         description="Simulate R repetitions of one or more algorithms on one instance.",
     )
     p.add_argument("--problem", required=True, help="cmab or semiparametric")
+    _add_plugin_flag(p)
     p.add_argument(
         "--algorithm",
         action="append",
@@ -91,7 +130,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="ALG:NAME=VALUE",
-        help="algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable)",
+        help=_param_help(),
     )
     from .sweep_cli import add_save_argument
 
@@ -141,6 +180,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation.runner import simulate
 
     fmt = _check_format(args.format)
+    _load_plugins(args.plugin)
     spec = _spec_from_args(args)
     result = simulate(
         spec,
@@ -159,6 +199,34 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.to_table())
+    return 0
+
+
+def _add_algorithms(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "algorithms",
+        help="list algorithms (with their constants), shifts, action families, reward models",
+        description="Everything that can be simulated, as the classes declare it.",
+    )
+    _add_plugin_flag(p)
+    p.add_argument("--problem", help="only cmab or only semiparametric")
+    p.add_argument("--format", default="table", help="json | table")
+    p.set_defaults(func=_cmd_algorithms)
+
+
+def _cmd_algorithms(args: argparse.Namespace) -> int:
+    from .catalogue_text import catalogue_table
+    from .simulation import catalogue
+
+    fmt = _check_format(args.format)
+    _load_plugins(args.plugin)
+    problem = None
+    if args.problem is not None:
+        problem = str(args.problem).strip().lower()
+        if problem not in ("cmab", "semiparametric"):
+            raise CLIError(f"unknown problem {args.problem!r}; choose from: cmab, semiparametric")
+    described = catalogue.describe(problem)
+    print(json.dumps(described, indent=2) if fmt == "json" else catalogue_table(described))
     return 0
 
 
@@ -237,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_simulate(sub)
+    _add_algorithms(sub)
     _add_design(sub)
     _add_bench(sub)
     from .sweep_cli import add_parsers as add_sweep_commands
@@ -248,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_reproduce(sub)
+    from .serve import add_parser as add_serve
+
+    add_serve(sub)
     return parser
 
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..algorithms.base import Policy, validate_int
 from ..algorithms.cmab.oracle import make_executor
-from ..algorithms.registry import AlgorithmInfo, algorithm_info
+from ..algorithms.registry import AlgorithmInfo
+from . import catalogue
 from .results import AlgorithmResult, SimulationResult, merge_results
 from .specs import ProblemSpec
 
@@ -69,6 +70,41 @@ def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in sig.parameters}
 
 
+def _info(name: Any, problem: str) -> AlgorithmInfo:
+    """The registry entry of ``name`` (through the catalogue, so plug-ins are loaded)."""
+    if not isinstance(name, str):
+        raise ValueError(f"algorithm names must be strings, got {name!r}")
+    catalogue.declaration(name, problem)  # ValueError naming the allowed algorithms
+    from ..algorithms.registry import algorithm_info
+
+    return algorithm_info(name, problem)
+
+
+def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str, Any]]:
+    """``{algorithm: {constant: value}}`` checked against the declarations: only chosen
+    algorithms, only declared constants (never internal arguments such as ``oracle_delay``
+    or ``executor``, which the spec supplies), each within its declared bounds."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(
+            "params must be a mapping {algorithm: {constant: value}}, got "
+            f"{type(params).__name__}"
+        )
+    by_name = {i.name.lower(): i for i in infos}
+    out: dict[str, dict[str, Any]] = {}
+    for key, values in params.items():
+        info = by_name.get(str(key).strip().lower())
+        if info is None:
+            raise ValueError(
+                f"parameters given for an algorithm not chosen: {key!r} "
+                f"(chosen: {', '.join(i.name for i in infos)})"
+            )
+        info.declaration.validate(values)
+        out[info.name.lower()] = dict(values)
+    return out
+
+
 def rep_ids(reps: Sequence[int] | None, runs: int) -> list[int]:
     """The sorted repetition ids ``reps`` (all of ``0 .. runs-1`` if None), validated."""
     if reps is None:
@@ -92,13 +128,14 @@ def check_algorithms(
     """Resolve ``algorithms`` for ``spec`` and check ``params`` against them (ValueError).
 
     The checks :class:`Simulation` makes before building anything: known names, none twice,
-    each supporting the spec's reward model, parameters only for chosen algorithms.
+    each supporting the spec's reward model, parameters only for chosen algorithms and only
+    their declared constants within bounds.
     """
     if isinstance(algorithms, str):
         algorithms = [algorithms]
     if not algorithms:
         raise ValueError("choose at least one algorithm")
-    infos = [algorithm_info(a, spec.problem) for a in algorithms]
+    infos = [_info(a, spec.problem) for a in algorithms]
     names = [i.name for i in infos]
     if len(set(names)) != len(names):
         raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
@@ -109,9 +146,7 @@ def check_algorithms(
                 f"{info.name} does not support the {reward!r} reward model "
                 f"(it supports: {', '.join(info.rewards)})"
             )
-    unknown = {k.lower() for k in (params or {})} - {n.lower() for n in names}
-    if unknown:
-        raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
+    _check_params(params, infos)
     return infos
 
 
@@ -135,10 +170,8 @@ class _Group:
         }
         self.envs = envs
         self.R = len(envs)
-        batched_cls = None
-        if allow_batched and self.R > 1:
-            module = inspect.getmodule(cls)
-            batched_cls = getattr(module, "Batched" + cls.__name__, None)
+        # the declared batched engine (same numbers, R repetitions at once), if any
+        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)
@@ -253,7 +286,7 @@ class Simulation:
         spec.validate()
         self.spec = spec
         infos = check_algorithms(spec, algorithms, params)
-        params = {k.lower(): dict(v) for k, v in (params or {}).items()}
+        params = _check_params(params, infos)
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)
         self._executor: Executor | None = None

@@ -34,6 +34,13 @@ def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     return v
 
 
+def _registered(kind: str) -> tuple[str, ...]:
+    """Registered names of a component kind (built-ins and plug-ins; see the catalogue)."""
+    from .catalogue import component_names
+
+    return component_names(kind)
+
+
 @dataclass
 class ProblemSpec:
     """Common base of the two problem specs."""
@@ -89,8 +96,8 @@ class CMABSpec(ProblemSpec):
         self.m = validate_int("m", self.m, 1)
         if self.m > self.d:
             raise ValueError(f"m must be at most d (got m={self.m} > d={self.d})")
-        self.actions = _check_choice("action family", self.actions, self.ACTIONS)
-        self.reward = _check_choice("reward model", self.reward, self.REWARDS)
+        self.actions = _check_choice("action family", self.actions, _registered("actions"))
+        self.reward = _check_choice("reward model", self.reward, _registered("reward"))
         self.oracle_delay = _check_float("oracle_delay", self.oracle_delay, 0.0, 10.0)
         self.executor = _check_choice("executor", self.executor, ("none", "threads", "processes"))
         self.workers = validate_int("workers", self.workers, 1, 64)
@@ -149,7 +156,7 @@ class SemiparametricSpec(ProblemSpec):
         self.d = validate_int("d", self.d, 1, 200)
         self.K = validate_int("K", self.K, 2, 2000)
         self.instance = _check_choice("instance", self.instance, self.INSTANCES)
-        self.shift = _check_choice("shift", self.shift, self.SHIFTS)
+        self.shift = _check_choice("shift", self.shift, _registered("shift"))
         self.magnitude = _check_float("magnitude", self.magnitude, 0.0, 100.0)
         self.gap = _check_float("gap", self.gap, 0.0, 2.0)
         self.noise = _check_float("noise", self.noise, 0.0, 100.0)

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from ..algorithms.base import validate_int
-from ..algorithms.registry import algorithm_info
 from .engine import (
     ENV_SCHEDULER,
     cancelled_by,
@@ -41,7 +40,7 @@ from .engine import (
     run_on_dask,
 )
 from .results import SimulationResult, merge_results
-from .runner import MAX_HORIZON, MAX_RUNS, _accepted_kwargs, check_algorithms
+from .runner import MAX_HORIZON, MAX_RUNS, _accepted_kwargs, _info, check_algorithms
 from .specs import make_spec
 from .store import ExperimentWriter, result_from_record, result_to_record
 
@@ -146,6 +145,7 @@ def _grid_key(problem: str, key: str, algorithms: Sequence[str]) -> str:
 
 def _check_constants(info: Any, params: dict[str, Any], spec: Any) -> None:
     """Build the algorithm once with these constants (cheap) so bad ones fail now."""
+    info.declaration.validate(params)  # declared constants only, within their bounds
     cls = info.load()
     common: dict[str, Any] = {}
     if spec.problem == "cmab":
@@ -194,7 +194,7 @@ def make_sweep(
     base_spec = make_spec(problem, **base)
     if isinstance(algorithms, str):
         algorithms = [algorithms]
-    names = [algorithm_info(a, problem).name for a in algorithms]
+    names = [_info(a, problem).name for a in algorithms]
     if not names:
         raise ValueError("choose at least one algorithm")
     if len(set(names)) != len(names):
@@ -264,7 +264,7 @@ def make_sweep(
                     consts[k.split(":", 1)[1]] = v
             ckey = json.dumps([name, consts, spec.reward if problem == "cmab" else ""], default=str)
             if ckey not in checked:
-                _check_constants(algorithm_info(name, problem), consts, spec)
+                _check_constants(_info(name, problem), consts, spec)
                 checked.add(ckey)
             unit = {
                 "problem": problem,

@@ -17,7 +17,7 @@ closed by a line that is exactly ``$$``.  :func:`math_spans` finds every math sp
 use it to check balance), and :func:`protect_math` escapes the spans so that a plain CommonMark
 renderer (``pn.pane.Markdown`` uses markdown-it) passes the TeX through unchanged.
 
-This module is pure Python (stdlib plus the cheap, UI-free :mod:`dashboard.algorithms.registry`):
+This module is pure Python (stdlib plus the UI-free :mod:`dashboard.simulation.catalogue`):
 it never imports panel, holoviews or bokeh.
 """
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dashboard.algorithms import registry
+from dashboard.simulation import catalogue
 
 __all__ = [
     "ENV_VAR",
@@ -537,9 +537,9 @@ def validate_preset_basic(preset: Any) -> list[str]:
     """Human-readable problems of a lesson preset; an empty list when it is fine.
 
     Checks: a JSON object; ``problem`` in ``{"cmab", "semiparametric"}``; ``algorithms`` a
-    list of 1 to 4 distinct registered names (:func:`registry.algorithm_info`) of that problem
+    list of 1 to 4 distinct registered names (:func:`catalogue.declaration`) of that problem
     and, for ``cmab``, supporting the reward model (default ``"linear"``,
-    :func:`registry.algorithms_for`); no unknown keys (keys of the other problem count as
+    :func:`catalogue.algorithm_names`); no unknown keys (keys of the other problem count as
     unknown); types and ranges: ``horizon`` 1000..1000000, ``runs`` 1..32, ``seed`` >= 0;
     cmab ``d`` 2..60, ``m`` 1..d, ``actions``, ``reward``, ``oracle_delay`` 0..0.1, ``alpha``
     0..1; semiparametric ``d`` 1..30, ``K`` 2..60, ``shift``, ``magnitude`` 0..3, ``gap``
@@ -558,7 +558,7 @@ def validate_preset_basic(preset: Any) -> list[str]:
     spec: dict[str, tuple[Any, float | None, float | None]] = dict(_COMMON_SPEC)
     if problem is not None:
         spec.update(_PROBLEM_SPEC[problem])
-    allowed = set(_COMMON_KEYS) | set(spec)
+    allowed = set(_COMMON_KEYS) | set(spec) | {"constants"}
     for key in preset:
         if key not in allowed:
             if problem is None:
@@ -597,7 +597,7 @@ def validate_preset_basic(preset: Any) -> list[str]:
         reward = preset.get("reward", _DEFAULT_REWARD)
         for name in algorithms:
             try:
-                info = registry.algorithm_info(name)
+                info = catalogue.declaration(name)
             except ValueError as exc:
                 problems.append(str(exc))
                 continue
@@ -609,10 +609,13 @@ def validate_preset_basic(preset: Any) -> list[str]:
                     f"{problem!r}"
                 )
             elif problem == "cmab" and isinstance(reward, str):
-                supported = {i.name for i in registry.algorithms_for("cmab", reward)}
+                supported = set(catalogue.algorithm_names("cmab", reward))
                 if info.name not in supported and reward in _PROBLEM_SPEC["cmab"]["reward"][0]:
                     problems.append(
                         f"algorithm {info.name!r} does not support the {reward!r} reward model; "
                         f"it supports: {', '.join(info.rewards)}"
                     )
+    if "constants" in preset:
+        chosen = algorithms if isinstance(algorithms, list) else []
+        problems += catalogue.constants_problems(preset["constants"], chosen)
     return problems

@@ -19,16 +19,16 @@ Two classes, both testable headless:
 
 from __future__ import annotations
 
-import math
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import param
 
-from ..algorithms.registry import algorithms_for
+from ..simulation import catalogue
+from ..simulation.catalogue import Constant
 from ..simulation.runner import MAX_HORIZON, Simulation
 from ..simulation.specs import ProblemSpec, make_spec
 
@@ -56,118 +56,37 @@ DEFAULT_ALGORITHMS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class Knob:
-    """One constant of an algorithm that the papers leave open (GUIDE section 3), exposed in
-    the sidebar's "Algorithm constants" card and passed to the policy's constructor.
-
-    Attributes
-    ----------
-    name : str
-        The constructor keyword (``C``, ``M``, ``grid``, ``c``, ``delta``, ``n_rule`` ...).
-    label : str
-        Widget label (the paper's name and meaning).
-    kind : str
-        ``"float"``, ``"int"`` or ``"choice"``.
-    default : object
-        The constructor's default (``None``: chosen by the algorithm from T, e.g. SROQ's M).
-    low, high : float or None
-        Allowed open interval ``(low, high)`` for floats; inclusive ``[low, high]`` for ints.
-    choices : tuple of str
-        Allowed values of a ``"choice"``.
-    """
-
-    name: str
-    label: str
-    kind: str
-    default: Any
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] = ()
-
-    def check(self, value: Any) -> str | None:
-        """Why ``value`` is not allowed (``None`` if it is)."""
-        if value is None:
-            return None if self.default is None else f"{self.name} needs a value"
-        if self.kind == "choice":
-            if value in self.choices:
-                return None
-            return f"{self.name} must be one of {', '.join(self.choices)} (got {value!r})"
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"{self.name} must be a number (got {value!r})"
-        if self.kind == "int":
-            if float(value) != int(value):
-                return f"{self.name} must be a whole number (got {value!r})"
-            lo = -math.inf if self.low is None else self.low
-            hi = math.inf if self.high is None else self.high
-            if not lo <= value <= hi:
-                allowed = f"at least {lo:g}" if hi == math.inf else f"from {lo:g} to {hi:g}"
-                return f"{self.name} must be {allowed} (got {value!r})"
-            return None
-        lo = -math.inf if self.low is None else self.low
-        hi = math.inf if self.high is None else self.high
-        if not (math.isfinite(value) and lo < value < hi):
-            allowed = f"> {lo:g}" if hi == math.inf else f"in ({lo:g}, {hi:g})"
-            return f"{self.name} must be {allowed} (got {value!r})"
-        return None
+#: A constant on the constants card is a declared :class:`~dashboard.algorithms.declare.Constant`
+#: (name, label, kind, default, bounds or choices, doc); ``Knob`` is its historical name here.
+Knob = Constant
 
 
-_C = Knob("C", "C: UCB width constant, √(C log t / n_i)", "float", 1.5, low=0.0)
-_THRESH = Knob("threshold_scale", "threshold_scale: AROQ epoch threshold ×", "float", 1.0, low=0.0)
-_M = Knob("M", "M: number of epochs (empty: ≈ log2 log2 T)", "int", None, low=1)
-_F = Knob("f_const", "f_const: constant of f_t", "float", 0.05, low=0.0)
-_H = Knob("h_const", "h_const: constant of h_t", "float", 0.5, low=0.0)
-_DELTA = Knob("delta", "δ: confidence level", "float", 0.05, low=0.0, high=1.0)
-_c = Knob("c", "c: multiplier of the confidence width / phase length", "float", 1.0, low=0.0)
+class _CardConstants(Mapping[str, tuple[Constant, ...]]):
+    """The constants card, read live from the declarations: algorithm name -> its declared
+    constants with ``card=True`` (algorithms without any are absent).  Plug-ins registered
+    after import appear too."""
 
-#: The paper-ambiguity constants exposed per algorithm (the constructor keywords; defaults
-#: equal the constructors' defaults, checked by the tests).
-CONSTANTS: dict[str, tuple[Knob, ...]] = {
-    "CUCB": (_C,),
-    "AROQ-CMAB": (_C, _THRESH),
-    "alpha-AROQ-CMAB": (_C, _THRESH),
-    "SROQ-CMAB": (
-        _C,
-        _M,
-        Knob("grid", "grid: SROQ time grid", "choice", "gao", choices=("gao", "paper")),
-    ),
-    "AROQ-C-CMAB": (
-        _F,
-        _H,
-        Knob("warmup_multiplier", "warm-up length ×", "float", 1.0, low=0.0),
-    ),
-    "SROQ-C-CMAB": (
-        _F,
-        _H,
-        _M,
-        Knob("pair_multiplier", "pair phase length ×", "float", 1.0, low=0.0),
-    ),
-    "OLS-UCB-C": (_F, _H),
-    "AROQ-GR-CMAB": (_C, _THRESH),
-    "SROQ-GR-CMAB": (_C, _M),
-    "SDCB": (_C,),
-    "SBE": (
-        Knob("c", "c: multiplier of n_l (Eq. 4, Appendix I)", "float", 1.0, low=0.0),
-        _DELTA,
-        Knob(
-            "n_rule",
-            "n_rule: phase length rule",
-            "choice",
-            "eq4",
-            choices=("eq4", "appendix-e", "appendix-i"),
-        ),
-    ),
-    "BOSE": (_c, _DELTA),
-    "SP-TS": (
-        Knob("c", "c: posterior scale", "float", 1.0, low=0.0),
-        Knob("n_mc", "n_mc: Monte Carlo draws per round", "int", 100, low=1, high=100_000),
-    ),
-    "LinUCB": (
-        Knob("lam", "λ: ridge regulariser", "float", 1.0, low=0.0),
-        _DELTA,
-    ),
-    "G-elimination": (_c, _DELTA),
-}
+    def _all(self) -> dict[str, tuple[Constant, ...]]:
+        out = {}
+        for decl in catalogue.declarations():
+            card = tuple(c for c in decl.constants if c.card)
+            if card:
+                out[decl.name] = card
+        return out
+
+    def __getitem__(self, name: str) -> tuple[Constant, ...]:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+#: The paper-ambiguity constants exposed per algorithm on the dashboard's card (derived from
+#: the policies' declarations; every declared constant stays settable through ``constants``).
+CONSTANTS: Mapping[str, tuple[Constant, ...]] = _CardConstants()
 
 
 #: Keys a lesson preset may set (see :meth:`Config.apply_preset`).
@@ -202,6 +121,34 @@ SPEEDS: dict[str, float | None] = {
 
 _CMAB_FIELDS = ("d", "m", "actions", "reward", "oracle_delay", "alpha")
 _SP_FIELDS = ("d", "K", "shift", "magnitude", "gap", "noise")
+
+
+#: The built-in choices of the component selectors (plug-ins registered in this process are
+#: appended by :func:`_offer_plugin_components`).
+_BUILTIN_CHOICES: dict[str, list[str]] = {}
+
+
+def _offer_plugin_components() -> None:
+    """Offer the shifts, action families and reward models registered by plug-ins in this
+    process (and only those: names are never imported from user input)."""
+    for name in ("shift", "actions", "reward"):
+        selector = Config.param[name]
+        builtin = _BUILTIN_CHOICES.setdefault(name, list(selector.objects))
+        extra = [n for n in catalogue.component_names(name, plugins_only=True) if n not in builtin]
+        if list(selector.objects) != builtin + extra:
+            selector.objects = builtin + extra
+
+
+def _declared(algorithm: str, name: str) -> Constant:
+    """The declared constant ``name`` of ``algorithm``; ValueError naming the allowed ones."""
+    declared = catalogue.constants(algorithm)
+    for c in declared:
+        if c.name == name:
+            return c
+    raise ValueError(
+        f"{algorithm} has no constant {name!r}; it has: "
+        f"{', '.join(c.name for c in declared) or 'none'}"
+    )
 
 
 class Config(param.Parameterized):
@@ -274,6 +221,7 @@ class Config(param.Parameterized):
     errors = param.List(default=[], item_type=str, doc="Derived: why the configuration is invalid.")
 
     def __init__(self, **params: Any) -> None:
+        _offer_plugin_components()
         super().__init__(**params)
         if "algorithms" not in params:
             self.algorithms = self.default_algorithms(self.problem, self.reward)
@@ -320,7 +268,7 @@ class Config(param.Parameterized):
     @staticmethod
     def options_for(problem: str, reward: str | None = None) -> list[str]:
         """Names of the registered algorithms valid for ``problem`` (and the cmab ``reward``)."""
-        return [i.name for i in algorithms_for(problem, reward if problem == "cmab" else None)]
+        return catalogue.algorithm_names(problem, reward if problem == "cmab" else None)
 
     @classmethod
     def default_algorithms(cls, problem: str, reward: str = "linear") -> list[str]:
@@ -390,24 +338,14 @@ class Config(param.Parameterized):
 
     def constant(self, algorithm: str, name: str) -> Any:
         """The value of one constant of ``algorithm`` (its default unless changed)."""
-        knob = next((k for k in CONSTANTS.get(algorithm, ()) if k.name == name), None)
-        if knob is None:
-            raise ValueError(
-                f"{algorithm} has no constant {name!r}; it has: "
-                f"{', '.join(k.name for k in CONSTANTS.get(algorithm, ())) or 'none'}"
-            )
+        knob = _declared(algorithm, name)
         return (self.constants or {}).get(algorithm, {}).get(name, knob.default)
 
     def set_constant(self, algorithm: str, name: str, value: Any) -> None:
         """Set one constant (the default value removes the entry: URLs and presets carry only
         what differs from the defaults).  Invalid values are kept and reported in
         :attr:`errors` (Run is disabled), so the user sees what they typed and why."""
-        knob = next((k for k in CONSTANTS.get(algorithm, ()) if k.name == name), None)
-        if knob is None:
-            raise ValueError(
-                f"{algorithm} has no constant {name!r}; it has: "
-                f"{', '.join(k.name for k in CONSTANTS.get(algorithm, ())) or 'none'}"
-            )
+        knob = _declared(algorithm, name)
         if knob.kind == "int" and isinstance(value, float) and value.is_integer():
             value = int(value)
         new = {a: dict(v) for a, v in (self.constants or {}).items()}
@@ -426,7 +364,7 @@ class Config(param.Parameterized):
         if not isinstance(raw, dict):
             return ["Algorithm constants must be a mapping {algorithm: {name: value}}."]
         for algorithm, values in self.algorithm_constants().items():
-            knobs = {k.name: k for k in CONSTANTS.get(algorithm, ())}
+            knobs = {k.name: k for k in catalogue.constants(algorithm)}
             if not isinstance(values, dict):
                 errors.append(f"{algorithm}: constants must be a mapping name -> value.")
                 continue
@@ -445,24 +383,16 @@ class Config(param.Parameterized):
                 if problem is not None:
                     errors.append(f"{algorithm}: {problem}.")
                     bad = True
-            if not bad:  # the constructor has the last word (its own ValueError)
+            if not bad:  # the declaration, then the constructor's own cross-constant rules
                 try:
-                    from ..algorithms.registry import algorithm_info
-
-                    algorithm_info(algorithm).load()(**values)
+                    catalogue.check_constants(algorithm, values)
                 except ValueError as exc:
-                    errors.append(f"{algorithm}: {_sentence(str(exc))}")
-                except Exception:  # e.g. a constructor needing more arguments: the run tells
-                    pass
+                    errors.append(_sentence(str(exc)))
         return errors
 
     def _check_family(self, spec: ProblemSpec) -> None:
         """Action families with structure (paths, matchings) constrain d and m: ask them."""
-        try:
-            from ..algorithms.cmab.actions import make_family
-        except ImportError:  # family module still being written: the run will tell
-            return
-        make_family(spec.actions, spec.d, spec.m, seed=0)
+        catalogue.check_family(spec.actions, spec.d, spec.m)
 
     @property
     def valid(self) -> bool:
@@ -551,9 +481,9 @@ class Config(param.Parameterized):
     @staticmethod
     def _canonical(name: str) -> str:
         """The registered spelling of an algorithm name (unchanged if unknown)."""
-        for info in algorithms_for(None):
-            if info.name.lower() == name.strip().lower():
-                return info.name
+        for known in catalogue.algorithm_names():
+            if known.lower() == name.strip().lower():
+                return known
         return name
 
 

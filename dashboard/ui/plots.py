@@ -25,7 +25,7 @@ import numpy as np
 from bokeh.core.properties import value
 from bokeh.models import BasicTicker, NumeralTickFormatter
 
-from ..algorithms.registry import ALGORITHMS
+from ..simulation import catalogue
 
 __all__ = [
     "BAND_POINTS",
@@ -100,7 +100,7 @@ def algorithm_colors(names: Sequence[str] | None = None) -> dict[str, str]:
     """
     colors: dict[str, str] = {}
     for problem in ("cmab", "semiparametric"):
-        infos = [i for i in ALGORITHMS.values() if i.problem == problem]
+        infos = catalogue.declarations(problem)
         for k, info in enumerate(infos):
             colors[info.name] = PALETTE[k % len(PALETTE)]
     if names is None:
