@@ -131,7 +131,10 @@ def test_simulate_save_then_load_prints_the_same(capsys, tmp_path):
         ),
         (["--format", "xml"], "unknown format"),
         (["--workers", "0", "--grid", "d=5"], "workers"),
-        (["--scheduler", "nonsense", "--grid", "d=5"], "bad scheduler address 'nonsense'"),
+        (
+            ["--scheduler", "nonsense", "--grid", "d=5"],
+            "scheduler address must look like tcp://HOST:PORT (got 'nonsense')",
+        ),
     ],
 )
 def test_bad_grids_are_one_line_errors_before_any_work(capsys, monkeypatch, extra, message):
