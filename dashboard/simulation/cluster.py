@@ -89,6 +89,9 @@ def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
         client = _state["client"]
         if client is not None and _state["key"] == key and client.status == "running":
             return client
+        if client is not None and client.status == "running" and addr:
+            if client.scheduler.address == addr:  # e.g. serve exported its embedded cluster
+                return client
         _close_locked()
         if addr:
             try:

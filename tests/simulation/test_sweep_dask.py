@@ -160,3 +160,19 @@ def test_paper_protocol_panel_on_the_cluster_equals_in_process(client):
     there = run_panel(*args, tune=("SBE", "BOSE"), client=client)
     assert there.chosen == here.chosen and there.regret_by_c == here.regret_by_c
     assert_same_numbers(there.result, here.result)
+
+
+def test_a_served_class_embedded_cluster_is_reused_by_sweeps(sweep_and_reference, monkeypatch):
+    """``serve`` starts the embedded cluster and exports its address in the environment; a
+    sweep (or any later get_client()) must reuse that client, not close the cluster."""
+    from dashboard.simulation import cluster
+
+    sweep, ref = sweep_and_reference
+    try:
+        embedded = get_client(workers=1)
+        monkeypatch.setenv(ENV_SCHEDULER, embedded.scheduler.address)
+        assert get_client() is embedded and embedded.status == "running"
+        _same_rows(run_sweep(sweep), ref)
+        assert cluster.get_client() is embedded
+    finally:
+        close_clients()
