@@ -42,34 +42,15 @@ from bokeh.models import Range1d
 from . import plots
 from .live import LivePlot
 from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
+from .safe import escape
+from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
 
-#: Configuration parameters kept in the URL (parameter name -> query key).
-URL_PARAMETERS: dict[str, str] = {
-    p: p
-    for p in (
-        "problem",
-        "d",
-        "m",
-        "actions",
-        "reward",
-        "oracle_delay",
-        "alpha",
-        "K",
-        "shift",
-        "magnitude",
-        "gap",
-        "noise",
-        "algorithms",
-        "horizon",
-        "runs",
-        "seed",
-        "speed",
-        "log_axes",
-        "constants",
-    )
-}
+#: Configuration parameters kept in the URL (parameter name -> query key): Config's own
+#: parameters (see :func:`dashboard.ui.urlstate.url_keys`), read key by key with a notice per
+#: refused key by :class:`~dashboard.ui.urlstate.UrlSync`.
+URL_PARAMETERS: dict[str, str] = url_keys(Config)
 
 _PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": "semiparametric"}
 _SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "max": "max"}
@@ -238,8 +219,7 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.algorithm_select = pn.widgets.MultiChoice(
             label=f"Algorithms (up to {MAX_ALGORITHMS})",
-            options=list(c.algorithm_options),
-            value=list(c.algorithms),
+            **_algorithm_choices(c),
             max_items=MAX_ALGORITHMS,
             css_classes=["algorithm-select"],
             sizing_mode="stretch_width",
@@ -285,6 +265,10 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.notice = pn.pane.Alert(
             "", alert_type="info", css_classes=["notice-alert"], visible=False
+        )
+        #: what the page address asked for and did not get (one escaped line per key)
+        self.url_notice = pn.pane.Alert(
+            "", alert_type="warning", css_classes=["url-notice"], visible=False
         )
         self.download = pn.widgets.FileDownload(
             callback=self._csv,
@@ -351,16 +335,15 @@ class DashboardApp(pn.viewable.Viewer):
         css = [f"constant-{algorithm}-{knob.name}".replace(" ", "-")]
         if knob.kind == "choice":
             widget = pn.widgets.Select(
-                label=knob.label, options=list(knob.choices), value=value, css_classes=css
+                label=knob.label, options=list(knob.choices), css_classes=css
             )
         elif knob.kind == "int":
             widget = pn.widgets.IntInput(
-                label=knob.label, value=value, placeholder="auto", css_classes=css
+                label=knob.label, value=None, placeholder="auto", css_classes=css
             )
         else:
-            widget = pn.widgets.FloatInput(
-                label=knob.label, value=value, step=0.05, css_classes=css
-            )
+            widget = pn.widgets.FloatInput(label=knob.label, value=None, step=0.05, css_classes=css)
+        _show_value(widget, value)
         widget.sizing_mode = "stretch_width"
 
         def changed(event: Any, algorithm: str = algorithm, name: str = knob.name) -> None:
@@ -378,7 +361,7 @@ class DashboardApp(pn.viewable.Viewer):
             knobs = CONSTANTS.get(algorithm, ())
             if not knobs:
                 continue
-            groups.append(pn.pane.Markdown(f"**{algorithm}**", margin=(8, 10, 0, 10)))
+            groups.append(pn.pane.Markdown(f"**{escape(algorithm)}**", margin=(8, 10, 0, 10)))
             for knob in knobs:
                 widget = self._constant_widget(algorithm, knob)
                 self._constant_widgets[(algorithm, knob.name)] = widget
@@ -395,7 +378,7 @@ class DashboardApp(pn.viewable.Viewer):
             for (algorithm, name), widget in self._constant_widgets.items():
                 value = self.config.constant(algorithm, name)
                 if widget.value != value:
-                    widget.value = value
+                    _show_value(widget, value)
         finally:
             self._syncing_constants = False
         self._show_constant_errors()
@@ -403,7 +386,7 @@ class DashboardApp(pn.viewable.Viewer):
     def _show_constant_errors(self) -> None:
         errors = self.config._check_constants()
         self.constants_alert.param.update(
-            object=" ".join(errors) + (" Fix this to enable Run." if errors else ""),
+            object=_escape_all(errors) + (" Fix this to enable Run." if errors else ""),
             visible=bool(errors),
         )
         if errors:
@@ -439,7 +422,9 @@ class DashboardApp(pn.viewable.Viewer):
             rows.append(
                 pn.Row(
                     button,
-                    pn.pane.Markdown(le.title, styles={"font-size": "16px"}, margin=(4, 10)),
+                    pn.pane.Markdown(
+                        escape(le.title), styles={"font-size": "16px"}, margin=(4, 10)
+                    ),
                     sizing_mode="stretch_width",
                 )
             )
@@ -603,6 +588,7 @@ class DashboardApp(pn.viewable.Viewer):
             self.progress_text,
             self.progress_bar,
             self.alert,
+            self.url_notice,
             self.notice,
             self.download,
             pn.layout.Divider(),
@@ -847,24 +833,30 @@ class DashboardApp(pn.viewable.Viewer):
         self._on_status()
 
     def _on_algorithm_widget(self, event: Any) -> None:
-        if list(event.new) != list(self.config.algorithms):
+        if not getattr(self, "_showing_algorithms", False) and list(event.new) != list(
+            self.config.algorithms
+        ):
             self.config.algorithms = list(event.new)
 
     def _on_algorithms_param(self, event: Any) -> None:
         self._build_constant_widgets()
         if list(event.new) != list(self.algorithm_select.value):
-            options = list(self.config.algorithm_options)
-            extra = [a for a in event.new if a not in options]
-            self.algorithm_select.param.update(options=options + extra, value=list(event.new))
+            self._show_algorithms()
+
+    def _show_algorithms(self) -> None:
+        """The model's algorithms into the widget (never written back from here)."""
+        self._showing_algorithms = True
+        try:
+            self.algorithm_select.param.update(**_algorithm_choices(self.config))
+        finally:
+            self._showing_algorithms = False
 
     def _on_config(self, *_: Any) -> None:
         c = self.config
         cmab = c.problem == "cmab"
         self.cmab_widgets.visible = cmab
         self.sp_widgets.visible = not cmab
-        options = list(c.algorithm_options)
-        extra = [a for a in c.algorithms if a not in options]
-        self.algorithm_select.param.update(options=options + extra, value=list(c.algorithms))
+        self._show_algorithms()
         if hasattr(self, "constants_alert"):
             self._show_constant_errors()
         self._on_status()
@@ -918,16 +910,26 @@ class DashboardApp(pn.viewable.Viewer):
                 f"The plots show the run that {verb} with the previous problem or algorithms: "
                 "press Run for the new settings (Reset clears the plots)."
             )
-        self.notice.param.update(object=" ".join(notices), visible=bool(notices))
+        self.notice.param.update(object=_escape_all(notices), visible=bool(notices))
         if status == "error" and m.error:
             self._show_alert(m.error, "danger")
         elif c.errors:
-            self._show_alert(" ".join(c.errors) + " Fix this to enable Run.", "warning")
+            self._show_alert(c.errors, "warning", suffix=" Fix this to enable Run.")
         else:
             self.alert.visible = False
 
-    def _show_alert(self, text: str, kind: str) -> None:
-        self.alert.param.update(object=text, alert_type=kind, visible=True)
+    def show_url_notices(self, notices: list[str]) -> None:
+        """Show what the page address asked for and did not get (one line per refused key,
+        escaped: the address is user input); an empty list hides the notice."""
+        text = "\n".join(f"- {escape(n, 400)}" for n in notices)
+        self.url_notice.param.update(object=text, visible=bool(notices))
+
+    def _show_alert(self, text: str | list[str], kind: str, suffix: str = "") -> None:
+        """Show plain sentences in the alert; they are escaped (they quote user input)."""
+        sentences = [text] if isinstance(text, str) else list(text)
+        self.alert.param.update(
+            object=_escape_all(sentences) + suffix, alert_type=kind, visible=True
+        )
 
     def _csv_name(self) -> str:
         return f"bandit-{self.config.problem}-seed{self.config.seed}.csv"
@@ -935,6 +937,31 @@ class DashboardApp(pn.viewable.Viewer):
     def _csv(self) -> io.StringIO:
         result = self.run_model.result
         return io.StringIO("" if result is None else result.to_csv())
+
+
+def _algorithm_choices(config: Config) -> dict[str, list[str]]:
+    """Options and value of the algorithm MultiChoice: the problem's algorithms plus any other
+    *registered* name chosen (its alert explains why it does not fit).  A name that is not
+    registered never reaches the widget: Bokeh's MultiChoice (Choices.js, ``allowHTML``)
+    renders option labels as HTML; the alert names it, escaped."""
+    options = list(config.algorithm_options)
+    known = set(Config.options_for("cmab")) | set(Config.options_for("semiparametric"))
+    extra = [a for a in config.algorithms if a not in options and a in known]
+    return {"options": options + extra, "value": [a for a in config.algorithms if a in known]}
+
+
+def _show_value(widget: Any, value: Any) -> None:
+    """Show a constant's value in its widget; a value of the wrong type (set from code) leaves
+    the widget as it is: the constants alert explains the value."""
+    try:
+        widget.value = value
+    except (ValueError, TypeError):
+        pass
+
+
+def _escape_all(sentences: list[str]) -> str:
+    """Plain sentences as one escaped Markdown paragraph (each cut to 400 characters)."""
+    return " ".join(escape(s, 400) for s in sentences)
 
 
 def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
@@ -1004,7 +1031,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     _serve_panel_css_locally()
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
-        pn.state.location.sync(app.config, URL_PARAMETERS)
+        app.url_sync = UrlSync(app.config, pn.state.location, app.show_url_notices)
     query = _session_query()
     if query.get("lesson"):
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

@@ -12,10 +12,12 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 from bokeh.model import Model
+from ui_text import shown
 
 from dashboard.simulation import Simulation
 from dashboard.ui import plots
 from dashboard.ui.app import DashboardApp, create_app
+from dashboard.ui.urlstate import UrlSync
 
 HOOKS = [
     "run-button",
@@ -103,8 +105,9 @@ def test_exception_inside_a_run_becomes_a_danger_alert(monkeypatch):
     assert app.run_model.status == "error"
     assert app.alert.visible and app.alert.alert_type == "danger"
     assert "error-alert" in app.alert.css_classes
-    text = app.alert.object
-    assert text.startswith("The run stopped:") and "Traceback" not in text and "\n" not in text
+    text = shown(app.alert)
+    assert text.startswith("The run stopped:") and "Traceback" not in text
+    assert "\n" not in app.alert.object
     assert app.tick() is False  # the run stopped
     monkeypatch.undo()
     app.run()  # a new run clears the error
@@ -117,9 +120,9 @@ def test_invalid_configuration_disables_run_and_explains():
     app.config.m = 7
     assert app.run_button.disabled
     assert app.alert.visible and app.alert.alert_type == "warning"
-    assert "m must be at most d" in app.alert.object
+    assert "m must be at most d" in shown(app.alert)
     app.algorithm_select.value = []
-    assert "at least one algorithm" in app.alert.object
+    assert "at least one algorithm" in shown(app.alert)
     app.config.m = 2
     app.algorithm_select.value = ["SROQ-CMAB"]
     assert not app.run_button.disabled and not app.alert.visible
@@ -223,11 +226,9 @@ def test_run_reset_cycles_of_the_app_leak_no_models_or_simulations():
 def test_configuration_round_trips_through_the_url():
     from panel.io.location import Location
 
-    from dashboard.ui.app import URL_PARAMETERS
-
     link = Location(search='?problem=semiparametric&d=4&K=12&algorithms=["SBE","LinUCB"]&seed=3')
     app = small_app()
-    link.sync(app.config, URL_PARAMETERS)
+    UrlSync(app.config, link, app.show_url_notices)
     c = app.config
     assert (c.problem, c.d, c.K, c.algorithms, c.seed) == (
         "semiparametric",
@@ -241,8 +242,9 @@ def test_configuration_round_trips_through_the_url():
     assert "horizon=50000" in link.search
     # a link with a bad value leaves the valid configuration untouched
     other = small_app()
-    Location(search="?K=1&d=5").sync(other.config, URL_PARAMETERS)
-    assert other.config.K == 10
+    UrlSync(other.config, Location(search="?K=1&d=5"), other.show_url_notices)
+    assert other.config.K == 10 and other.config.d == 5  # key by key
+    assert other.url_notice.visible and "Ignored K='1'" in shown(other.url_notice)
 
 
 # ---------------------------------------------------------------------------- one click to a lesson
@@ -304,7 +306,7 @@ def test_lesson_query_for_a_missing_lesson_explains_and_changes_nothing():
     app = small_app()
     before = app.config.preset()
     app.apply_query({"lesson": "99", "autorun": "1"})
-    assert app.alert.visible and "no lesson '99'" in app.alert.object
+    assert app.alert.visible and "no lesson '99'" in shown(app.alert)
     assert app.config.preset() == before and app.run_model.status == "idle"
     app.apply_query({})  # no lesson key: nothing happens
     assert app.lesson_select.value == ""
@@ -390,9 +392,9 @@ def test_constant_widgets_set_the_run_and_invalid_values_disable_run():
     widget = app._constant_widgets[("SROQ-CMAB", "C")]
     widget.value = -1.0
     assert app.run_button.disabled
-    assert app.constants_alert.visible and "C must be > 0" in app.constants_alert.object
+    assert app.constants_alert.visible and "C must be > 0" in shown(app.constants_alert)
     assert not app.constants_card.collapsed  # the problem is shown where it was made
-    assert app.alert.visible and "C must be > 0" in app.alert.object
+    assert app.alert.visible and "C must be > 0" in shown(app.alert)
     widget.value = 1.5  # back to the default
     assert not app.run_button.disabled and not app.constants_alert.visible
     assert app.config.constants == {"SROQ-CMAB": {"M": 2}}
@@ -404,16 +406,14 @@ def test_constant_widgets_set_the_run_and_invalid_values_disable_run():
 def test_constants_round_trip_through_the_url_only_when_changed():
     from panel.io.location import Location
 
-    from dashboard.ui.app import URL_PARAMETERS
-
     app = small_app()
     link = Location(search="?seed=2")
-    link.sync(app.config, URL_PARAMETERS)
+    UrlSync(app.config, link, app.show_url_notices)
     assert "constants" not in link.search  # defaults stay out of the link
     app._constant_widgets[("SROQ-CMAB", "grid")].value = "paper"
     assert "constants=" in link.search
     other = small_app()
-    Location(search=link.search).sync(other.config, URL_PARAMETERS)
+    UrlSync(other.config, Location(search=link.search), other.show_url_notices)
     assert other.config.constants == {"SROQ-CMAB": {"grid": "paper"}}
     assert other._constant_widgets[("SROQ-CMAB", "grid")].value == "paper"
 
@@ -473,9 +473,9 @@ def test_problem_change_after_a_run_keeps_its_plots_and_says_so():
     app.run()
     while app.run_model.status == "running":
         app.tick()
-    shown = app.plots["regret"]
+    regret = app.plots["regret"]
     app.config.problem = "semiparametric"
-    assert app.plots["regret"] is shown and "weights" not in app.plots  # the run stays
-    assert app.notice.visible and "press Run" in app.notice.object
+    assert app.plots["regret"] is regret and "weights" not in app.plots  # the run stays
+    assert app.notice.visible and "press Run" in shown(app.notice)
     app.reset()  # Reset clears the run: the new problem's plots, no notice
     assert "weights" in app.plots and not app.notice.visible
