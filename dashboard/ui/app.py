@@ -27,6 +27,7 @@ docs/ARCHITECTURE.md).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import threading
 import time
@@ -169,6 +170,9 @@ class DashboardApp(pn.viewable.Viewer):
         self._overhead = 0.0  # moving average of a frame's cost outside the simulation
         self._callback: Any = None
         self._tick_lock = threading.Lock()
+        self._quiet_status = False
+        #: the session's document (None headless); Bokeh models change only on its thread
+        self._doc = pn.state.curdoc
         self._sim_id: int | None = None
         self._event_counts: dict[str, int] | None = None
         self._lessons = _load_lessons()
@@ -644,6 +648,9 @@ class DashboardApp(pn.viewable.Viewer):
         self._stop_timer()
         self.run_model.reset()
         self._sim_id = None
+        self._in_document(self._show_reset)
+
+    def _show_reset(self) -> None:
         if self._structure() != self._plots_structure:
             self._build_plots()
         else:
@@ -670,19 +677,33 @@ class DashboardApp(pn.viewable.Viewer):
         if not self._tick_lock.acquire(blocking=False):
             return False
         try:
+            if not self._page_connected():
+                return False  # the page is gone: push nothing (dispose() ends the run)
             budget = self.frame_budget()
             start = time.perf_counter()
-            # one browser update per frame: the progress text ("done") and the data it
-            # describes reach the page together, never the status first
-            with pn.io.hold():
-                changed = self.run_model.tick(budget)
-                pushed = time.perf_counter()
+            if not self._needs_document_callback():
+                # one browser update per frame: the progress text ("done") and the data it
+                # describes reach the page together, never the status first
+                with pn.io.hold():
+                    changed = self.run_model.tick(budget)
+                    pushed = time.perf_counter()
+                    if changed:
+                        self._push(full=self.run_model.status != "running")
                 if changed:
-                    self._push(full=self.run_model.status != "running")
-            if changed:
-                end = time.perf_counter()
-                overhead = max(pushed - start - budget, 0.0) + (end - pushed)
-                self._overhead = 0.7 * self._overhead + 0.3 * overhead
+                    end = time.perf_counter()
+                    overhead = max(pushed - start - budget, 0.0) + (end - pushed)
+                    self._overhead = 0.7 * self._overhead + 0.3 * overhead
+            else:
+                # a worker thread (``--num-threads``): simulate here, change the document on
+                # the event loop under its lock; the status follows with the data
+                self._quiet_status = True
+                try:
+                    changed = self.run_model.tick(budget)
+                finally:
+                    self._quiet_status = False
+                if changed:
+                    full = self.run_model.status != "running"
+                    self._in_document(lambda: self._push(full=full))
             if self.run_model.status != "running":
                 self._stop_timer()
             return changed
@@ -749,7 +770,11 @@ class DashboardApp(pn.viewable.Viewer):
         return (c.problem, tuple(c.algorithms), bool(c.log_axes))
 
     def _after_start(self) -> None:
-        """A new simulation started: reuse the plots if their layers still fit, else rebuild."""
+        """A new simulation started: reuse the plots if their layers still fit, else rebuild
+        (on the document's thread, under its lock)."""
+        self._in_document(self._show_start)
+
+    def _show_start(self) -> None:
         sim = self.run_model.sim
         if sim is not None and id(sim) != self._sim_id:
             self._sim_id = id(sim)
@@ -811,6 +836,45 @@ class DashboardApp(pn.viewable.Viewer):
             if "shift" in self.plots:
                 self.plots["shift"].send(m.shift_window())
             self._on_status()
+
+    def _session(self) -> Any:
+        ctx = getattr(self._doc, "session_context", None)
+        return None if ctx is None else ctx.session
+
+    def _page_connected(self) -> bool:
+        """False once a served page's socket closed (or its session ended): frames would be
+        pushed to a closed websocket, which Tornado logs as tracebacks.  Always True without
+        a server (notebook, headless)."""
+        ctx = getattr(self._doc, "session_context", None)
+        if ctx is None:
+            return True
+        session = ctx.session
+        if session is None:  # the session is being created: no page yet, nothing streams
+            return True
+        return not session.destroyed and session.connection_count > 0
+
+    def _needs_document_callback(self) -> bool:
+        """Whether this thread must not change the served document directly (a worker
+        thread of ``--num-threads``; the event loop's own callbacks hold the lock)."""
+        if getattr(self._doc, "session_context", None) is None:
+            return False
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return True
+        return False
+
+    def _in_document(self, change: Callable[[], None]) -> None:
+        """Run ``change`` now if this thread may change the document, else on the event
+        loop with the document lock held (Bokeh's next-tick callback); dropped if the session
+        has ended."""
+        if not self._needs_document_callback():
+            change()
+            return
+        session = self._session()
+        if session is not None and session.destroyed:
+            return
+        self._doc.add_next_tick_callback(change)
 
     def _lesson(self) -> Any:
         slug = self.lesson_select.value
@@ -875,15 +939,24 @@ class DashboardApp(pn.viewable.Viewer):
             and set(c.algorithms) <= set(c.algorithm_options)  # not mid-update of the problem
             and self._structure() != self._plots_structure
         ):
-            with pn.io.hold():
-                self._build_plots()
-            self._on_status()
+
+            def rebuild() -> None:
+                with pn.io.hold():
+                    self._build_plots()
+                self._on_status()
+
+            self._in_document(rebuild)
 
     def _on_log_axes(self, *_: Any) -> None:
-        self._build_plots()
-        self._push()
+        def rebuild() -> None:
+            self._build_plots()
+            self._push()
+
+        self._in_document(rebuild)
 
     def _on_status(self, *_: Any) -> None:
+        if self._quiet_status:
+            return  # a worker thread's frame: the document callback shows the status
         m, c = self.run_model, self.config
         status = m.status
         self.run_button.disabled = not c.valid

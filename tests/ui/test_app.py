@@ -479,3 +479,80 @@ def test_problem_change_after_a_run_keeps_its_plots_and_says_so():
     assert app.notice.visible and "press Run" in shown(app.notice)
     app.reset()  # Reset clears the run: the new problem's plots, no notice
     assert "weights" in app.plots and not app.notice.visible
+
+
+# ---------------------------------------------------------------------------- threads, closed pages
+class _Session:
+    def __init__(self, connections: int = 1) -> None:
+        self.connection_count = connections
+        self.destroyed = False
+
+
+class _Context:
+    def __init__(self, session: _Session) -> None:
+        self.session = session
+
+
+class _ServedDoc:
+    """Stands in for a served session's document: records next-tick callbacks."""
+
+    def __init__(self, connections: int = 1) -> None:
+        self.session_context = _Context(_Session(connections))
+        self.queued: list = []
+
+    def add_next_tick_callback(self, callback) -> None:
+        self.queued.append(callback)
+
+
+def _in_worker_thread(fn) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            fn()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(60)
+    assert not errors, errors
+
+
+def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
+    app = small_app()
+    app.__panel__().get_root(Document())
+    doc = _ServedDoc()
+    app._doc = doc
+    _in_worker_thread(app.run)  # the Run handler on a --num-threads worker
+    assert app.run_model.status == "running" and app.run_model.t > 0
+    regret = app.plots["regret"]
+    assert regret.pipe.data is None  # nothing reached the plots (or their Range1d) yet
+    assert len(doc.queued) == 1
+    doc.queued.pop()()  # the event loop runs it, holding the document lock
+    assert regret.pipe.data is not None and app.x_range.end == 3000
+    t_shown = regret.pipe.data.t
+    _in_worker_thread(app.tick)
+    assert regret.pipe.data.t == t_shown  # the frame is simulated, not yet shown
+    progress = app.progress_text.object
+    assert len(doc.queued) == 1
+    doc.queued.pop()()
+    assert regret.pipe.data.t == app.run_model.t > t_shown
+    assert app.progress_text.object != progress  # the status arrives with its data
+    app.dispose()
+
+
+def test_no_frames_are_pushed_to_a_page_whose_socket_closed():
+    app = small_app()
+    app.run()
+    t = app.run_model.t
+    pushed = app.plots["regret"].sent
+    app._doc = _ServedDoc(connections=0)  # the browser tab closed; the session lives on
+    for _ in range(3):
+        assert app.tick() is False
+    assert app.run_model.t == t and app.plots["regret"].sent == pushed
+    app._doc.session_context.session.connection_count = 1  # the page reconnected
+    assert app.tick() is True and app.run_model.t > t
+    app.dispose()
