@@ -44,6 +44,7 @@ from . import plots
 from .live import LivePlot
 from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
 from .safe import escape
+from .server import quiet_closed_connections
 from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
@@ -1102,6 +1103,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     """
     pn.extension("mathjax", raw_css=[_CSS], notifications=False)
     _serve_panel_css_locally()
+    quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
         app.url_sync = UrlSync(app.config, pn.state.location, app.show_url_notices)

@@ -17,7 +17,6 @@ from test_dashboard import (
     WAIT_MS,
     _algorithm_widget,
     _click,
-    _open,
     _poll,
     _progress,
     _regret,
@@ -37,6 +36,15 @@ VECTORS = {
 }
 #: Lines of a server log that mean something went wrong.
 LOG_PROBLEMS = ("Traceback", "WebSocketClosedError", "StreamClosedError", "ERROR", "Exception")
+
+
+def _open(page: Any, base: str, query: str = "") -> Any:
+    """Load the dashboard and wait for its plots (twice the usual bound: these links are long
+    and the shared CI machine is loaded)."""
+    page.goto(base + (f"?{query}" if query else ""), timeout=2 * WAIT_MS)
+    page.wait_for_selector(".run-button button", timeout=2 * WAIT_MS)
+    page.wait_for_function(_READY_JS, timeout=2 * WAIT_MS)
+    return page
 
 
 def _dialogs(page: Any) -> list[str]:

@@ -16,7 +16,7 @@ HoloViews plot ``subplots`` / ``handles`` /     ``ui/live.py: LivePlot`` (in-pla
 ``style`` / ``cyclic_index`` / ``get_data`` /
 ``current_frame`` / ``logy`` / ``ylim``
 HoloViews Bokeh plot class names                ``ui/live.py: _columns``
-``HTTPServer.conn_params.max_header_size``      ``dashboard/app_hooks.py``
+``HTTPServer.conn_params.max_header_size``      ``ui/server.py: raise_header_limit``
 ``session_context.session.connection_count``    ``ui/app.py: _page_connected``
 ==============================================  ==========================================
 """
@@ -212,7 +212,7 @@ def test_live_plot_fast_path_matches_holoviews_columns_for_every_dashboard_plot(
 def test_tornado_http_server_connection_parameters():
     from tornado.httpserver import HTTPServer
 
-    from dashboard.app_hooks import raise_header_limit
+    from dashboard.ui.server import raise_header_limit
 
     server = HTTPServer(lambda request: None)
     try:
@@ -220,7 +220,7 @@ def test_tornado_http_server_connection_parameters():
         _canary(
             params is not None and isinstance(getattr(params, "max_header_size", None), int),
             "tornado HTTPServer.conn_params.max_header_size",
-            "dashboard/app_hooks.py raise_header_limit (links over 64 kB load)",
+            "dashboard/ui/server.py raise_header_limit (links over 64 kB load)",
             BOKEH_NO_HEADER_SIZE_OPTION,
             "raise the limit through the server's new attribute, or pass "
             "http_server_kwargs={'max_header_size': ...} where the server is created",
