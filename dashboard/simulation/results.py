@@ -90,6 +90,10 @@ class SimulationResult:
     t: int
     results: list[AlgorithmResult]
     instance: dict[str, Any] = field(default_factory=dict)
+    #: ``(X, theta*)`` of a semiparametric instance (arrays for plots; not exported)
+    features: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    #: ``(t, nu_t)`` over the most recent rounds of run 1 (semiparametric; not exported)
+    shift: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def done(self) -> bool:

@@ -34,15 +34,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import holoviews as hv
-import numpy as np
 import panel as pn
 import param
-from bokeh.models import Range1d
 
-from . import plots
+from .board import PlotBoard
 from .live import LivePlot
 from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
+from .plots import PlotModule
 from .safe import escape
 from .server import quiet_closed_connections
 from .urlstate import UrlSync, url_keys
@@ -56,20 +54,6 @@ URL_PARAMETERS: dict[str, str] = url_keys(Config)
 
 _PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": "semiparametric"}
 _SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "max": "max"}
-
-_CAPTIONS = {
-    "timeline": "One tick per call at its round t; the calls of one parallel (adaptivity) round "
-    "form one taller tick; a band means one call in every round.",
-    "complexity": "Mean over runs. Solid: queries (number of calls); dashed: adaptivity "
-    "(sequential rounds of calls). Grey: the references T and d log log T.",
-    "surviving": "Blue: alive, grey: eliminated, orange: optimal action / best arm "
-    "(red if it was eliminated).",
-    "weights": "The design p the phase samples arms from. Orange: best arm, grey: anchor x_1.",
-    "pac": "Each dot is one phase of one run: √t times the worst error of the estimated "
-    "gaps to the anchor.",
-    "shift": "The shift ν_t added to every arm's reward (it cancels in the regret).",
-    "wall": "Seconds spent inside oracle calls / expensive computations vs the rest.",
-}
 
 #: Page CSS: projector-sized widgets (Bokeh widgets read ``--bokeh-font-size`` through their
 #: shadow roots; custom properties inherit), Markdown at 15px.
@@ -143,6 +127,8 @@ class DashboardApp(pn.viewable.Viewer):
         Wall time one frame should cost (simulation + snapshot + plot update): the simulation
         budget of a frame is ``frame_target`` minus the measured cost of the rest (a moving
         average), between ``min(0.01, frame_seconds)`` and ``frame_seconds``.
+    plot_modules : list of PlotModule, optional
+        The plots of the board (default :data:`dashboard.ui.plots.PLOTS`).
     first_frame_seconds : float
         Simulation budget of the first frame, computed inside the Run click itself (so the
         plots show data as soon as Run returns, whatever T is).
@@ -159,6 +145,7 @@ class DashboardApp(pn.viewable.Viewer):
         frame_seconds: float = 0.05,
         frame_target: float = 0.085,
         first_frame_seconds: float = 0.02,
+        plot_modules: list[PlotModule] | None = None,
         **params: Any,
     ) -> None:
         config = config if config is not None else Config()
@@ -175,7 +162,7 @@ class DashboardApp(pn.viewable.Viewer):
         #: the session's document (None headless); Bokeh models change only on its thread
         self._doc = pn.state.curdoc
         self._sim_id: int | None = None
-        self._event_counts: dict[str, int] | None = None
+        self.board = PlotBoard(plot_modules)
         self._lessons = _load_lessons()
         self._build_widgets()
         self._build_plots()
@@ -455,123 +442,32 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ plots
     def _build_plots(self) -> None:
-        """(Re)create the live plots for the current configuration (fixed layer structure).
+        """(Re)create the live plots for the current configuration (the board iterates the
+        plot modules; time plots share one x range, except the log-log regret plot)."""
+        c, m = self.config, self.run_model
+        self.board.rebuild(c.algorithms, c.problem, c.log_axes, m.result, m.horizon or c.horizon)
 
-        Time plots share one x range (linked pan / zoom), except the log-log regret plot.
-        """
-        for old in getattr(self, "plots", {}).values():
-            old.close()
-        names = list(self.config.algorithms)
-        problem = self.config.problem
-        log = bool(self.config.log_axes)
-        result = self.run_model.result
-        horizon = self.run_model.horizon or self.config.horizon
-        self.x_range = Range1d(0, horizon, name="time-range")
-        shared = {"x_range": self.x_range}
-        self.plots: dict[str, LivePlot] = {
-            "regret": LivePlot(
-                "regret",
-                lambda data: plots.regret_plot(data, names, log_axes=log),
-                data=result,
-                on_render=_name_regret_renderers(names),
-                frames=lambda data: plots.regret_frames(data, names, log_axes=log),
-                y_keys=("regret", "regret_hi"),
-                **({} if log else shared),
-            ),
-            "timeline": LivePlot(
-                "timeline",
-                lambda data: plots.oracle_timeline(data, names),
-                result,
-                frames=lambda data: plots.timeline_frames(data, names),
-                **shared,
-            ),
-            "complexity": LivePlot(
-                "complexity",
-                lambda data: plots.complexity_plot(data, names),
-                result,
-                frames=lambda data: plots.complexity_frames(data, names),
-                y_keys=("calls",),
-                **shared,
-            ),
-            "surviving": LivePlot(
-                "surviving",
-                lambda data: plots.surviving_plot(data, problem),
-                result,
-                frames=lambda data: plots.surviving_frames(data, problem),
-                title=plots.surviving_title,
-                y_keys=("arm", "arm_end"),
-                y_pad=0.0,
-                autoscale_x=True,
-                x_keys=("epoch", "epoch_end"),
-            ),
-        }
-        if self.config.problem == "semiparametric":
-            self.plots["weights"] = LivePlot(
-                "weights",
-                plots.design_weights_plot,
-                result,
-                frames=plots.design_weights_frames,
-                title=plots.design_weights_title,
-                y_keys=("y1",),
-                autoscale_x=True,
-                x_keys=("x0", "x1"),
-            )
-            self.plots["pac"] = LivePlot(
-                "pac",
-                lambda data: plots.pac_plot(*(data or (None, None, None)), names),
-                None,
-                **shared,
-            )
-            self.plots["shift"] = LivePlot(
-                "shift",
-                lambda data: plots.shift_plot(*(data or (np.zeros(0), np.zeros(0)))),
-                None,
-                autoscale_x=True,
-                frames=lambda data: plots.shift_frames(*(data or (np.zeros(0), np.zeros(0)))),
-                y_keys=("nu",),
-            )
-        self.plots["wall"] = LivePlot(
-            "wall",
-            lambda data: plots.wall_time_plot(data, names),
-            result,
-            frames=lambda data: plots.wall_time_frames(data, names),
-            autoscale_x=True,
-            x_keys=("s0", "s1"),
-            x_pad=0.05,
-        )
-        self._event_counts: dict[str, int] | None = None
-        self._events_shown = False
-        self._frames = 0
-        self._plots_structure = self._structure()
-        self.panes = {key: lp.pane for key, lp in self.plots.items()}
-        if hasattr(self, "plot_area"):
-            self.plot_area.objects = [self.welcome, *self._plot_cards()]
+    @property
+    def plots(self) -> dict[str, LivePlot]:
+        """Plot key -> live plot on the board."""
+        return self.board.plots
 
-    def _plot_cards(self) -> list[Any]:
-        """The regret plot across the full width, the other plots two per row, each with a
-        one-line caption explaining its encoding."""
-        cards = []
-        for key, pane in self.panes.items():
-            if key == "regret":
-                continue
-            caption = _CAPTIONS.get(key, "")
-            cards.append(
-                pn.Column(
-                    pane,
-                    pn.pane.Markdown(caption, styles={"font-size": "15px"}, margin=(0, 10)),
-                    sizing_mode="stretch_width",
-                )
-            )
-        lesson_open = (
-            getattr(self, "lesson_column", None) is not None and self.lesson_column.visible
-        )
-        self._grid = pn.GridBox(
-            *cards, ncols=1 if lesson_open else 2, sizing_mode="stretch_width", name="plots"
-        )
-        return [self.panes["regret"], self._grid]
+    @property
+    def panes(self) -> dict[str, Any]:
+        """Plot key -> its pane."""
+        return self.board.panes
+
+    @property
+    def x_range(self) -> Any:
+        """The time axis shared by the time plots."""
+        return self.board.x_range
+
+    @property
+    def _plots_structure(self) -> tuple[Any, ...] | None:
+        return self.board.structure
 
     def _build_layout(self) -> None:
-        self.plot_area = pn.Column(self.welcome, *self._plot_cards(), sizing_mode="stretch_width")
+        self.plot_area = pn.Column(self.welcome, self.board, sizing_mode="stretch_width")
         self.lesson_column = pn.Column(
             self.lesson_pane, width=430, visible=False, scroll=True, max_height=1400
         )
@@ -656,10 +552,7 @@ class DashboardApp(pn.viewable.Viewer):
             self._build_plots()
         else:
             with pn.io.hold():
-                for lp in self.plots.values():
-                    lp.send(None)
-            self._event_counts = None
-            self._events_shown = False
+                self.board.clear()
         self._on_status()
 
     def dispose(self) -> None:
@@ -667,8 +560,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._stop_timer()
         self._callback = None
         self.run_model.close()
-        for lp in self.plots.values():
-            lp.close()
+        self.board.close()
 
     def tick(self) -> bool:
         """One streaming frame: advance the simulation and push the snapshot to the plots.
@@ -782,8 +674,7 @@ class DashboardApp(pn.viewable.Viewer):
             if self._structure() != self._plots_structure:
                 self._build_plots()
             else:
-                self.x_range.update(start=0, end=sim.horizon)
-                self._event_counts = None
+                self.board.reset_range(sim.horizon)
         self._push()
 
     def _start_timer(self) -> None:
@@ -800,42 +691,10 @@ class DashboardApp(pn.viewable.Viewer):
             cb.stop()
 
     def _push(self, full: bool = True) -> None:
-        """Send the latest snapshot to the plots (one batched Bokeh message).
-
-        The regret, complexity and shift plots update every frame; the oracle timeline every
-        second frame, the wall-time bars every fifth; event plots (surviving arms, DEO
-        weights, PAC view) only when a new epoch / phase event arrived.  ``full`` forces all.
-        """
-        m = self.run_model
-        result = m.result
-        self._frames += 1
-        counts = (
-            {}
-            if result is None
-            else {
-                r.algorithm: sum(e.kind in ("epoch", "phase") for ev in r.events for e in ev)
-                for r in result.results
-            }
-        )
-        events_changed = counts != self._event_counts
-        if events_changed and not any(counts.values()) and not self._events_shown:
-            events_changed = False  # still no epoch / phase: the event plots are already empty
-        self._event_counts = counts
-        every = {"timeline": 2, "wall": 5}
+        """Send the latest snapshot to the plots due this frame (one batched Bokeh message);
+        each plot module declares its cadence (see :class:`~dashboard.ui.board.PlotBoard`)."""
         with pn.io.hold():
-            for key in ("regret", "complexity", "timeline", "wall"):
-                if full or self._frames % every.get(key, 1) == 0:
-                    self.plots[key].send(result)
-            if events_changed:
-                self._events_shown = any(counts.values())
-                self.plots["surviving"].send(result)
-                if "weights" in self.plots:
-                    self.plots["weights"].send(result)
-                arrays = m.instance_arrays()
-                if "pac" in self.plots and arrays is not None:
-                    self.plots["pac"].send((result, *arrays))
-            if "shift" in self.plots:
-                self.plots["shift"].send(m.shift_window())
+            self.board.push(self.run_model.result, full=full)
             self._on_status()
 
     def _session(self) -> Any:
@@ -893,7 +752,7 @@ class DashboardApp(pn.viewable.Viewer):
         lesson = self._lesson()
         self.load_preset_button.disabled = lesson is None
         self.lesson_column.visible = lesson is not None
-        self._grid.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
+        self.board.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
         self.lesson_pane.object = "" if lesson is None else _lesson_text(lesson)
         self._on_status()
 
@@ -975,7 +834,7 @@ class DashboardApp(pn.viewable.Viewer):
         notices = m.notices()
         if (
             m.result is not None
-            and hasattr(self, "_plots_structure")
+            and self._plots_structure is not None
             and self._structure() != self._plots_structure
         ):
             # idle plots follow the settings at once; a run's plots stay until Run or Reset
@@ -1036,24 +895,6 @@ def _show_value(widget: Any, value: Any) -> None:
 def _escape_all(sentences: list[str]) -> str:
     """Plain sentences as one escaped Markdown paragraph (each cut to 400 characters)."""
     return " ".join(escape(s, 400) for s in sentences)
-
-
-def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
-    """Name the regret plot's mean-curve renderers and sources ``regret-<algorithm>`` (a
-    stable handle for browser tests and page scripts)."""
-
-    def name(hv_plot: Any) -> None:
-        for sub in getattr(hv_plot, "subplots", {}).values():
-            element = sub.current_frame
-            if type(element) is hv.Curve and element.label in names:
-                for handle in ("glyph_renderer", "source"):
-                    model = sub.handles.get(handle)
-                    if model is not None:
-                        model.name = f"regret-{element.label}" + (
-                            "" if handle == "glyph_renderer" else "-source"
-                        )
-
-    return name
 
 
 def _session_query() -> dict[str, str]:
