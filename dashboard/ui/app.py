@@ -42,7 +42,7 @@ from .live import LivePlot
 from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
 from .plots import PlotModule
 from .safe import escape
-from .server import quiet_closed_connections
+from .server import guard_panel_query_parser, quiet_closed_connections
 from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
@@ -945,6 +945,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     pn.extension("mathjax", raw_css=[_CSS], notifications=False)
     _serve_panel_css_locally()
     quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
+    guard_panel_query_parser()  # before pn.state.location parses the page's query
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
         app.url_sync = UrlSync(app.config, pn.state.location, app.show_url_notices)

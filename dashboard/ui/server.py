@@ -15,7 +15,14 @@
   (``DashboardApp._page_connected``); this loop exception handler turns the unavoidable
   last in-flight write into one debug line, and passes every other error on unchanged.
 
-``tests/ui/test_canaries.py`` fails loudly if Tornado renames what this relies on.
+* :func:`guard_panel_query_parser`: Panel's ``Location`` parses the page's query whenever it
+  changes (even with nothing synced) with ``panel.util.parse_query``, which converts digit
+  strings with ``int()``: a value of more than 4300 digits raises ``ValueError`` inside
+  ``pn.state.location`` and the page does not load at all.  The dashboard reads its query with
+  :mod:`dashboard.ui.urlstate` (bounded), so Panel's parse only needs to never raise: the
+  guard falls back to the plain string values.
+
+``tests/ui/test_canaries.py`` fails loudly if Tornado or Panel rename what this relies on.
 """
 
 from __future__ import annotations
@@ -25,7 +32,13 @@ import gc
 import logging
 from typing import Any
 
-__all__ = ["MAX_HEADER_BYTES", "harden_server", "quiet_closed_connections", "raise_header_limit"]
+__all__ = [
+    "MAX_HEADER_BYTES",
+    "guard_panel_query_parser",
+    "harden_server",
+    "quiet_closed_connections",
+    "raise_header_limit",
+]
 
 #: Largest request line + headers accepted (Chromium's own URL limit is 2 MB).
 MAX_HEADER_BYTES = 1_048_576
@@ -81,8 +94,31 @@ def quiet_closed_connections(loop: asyncio.AbstractEventLoop | None = None) -> b
     return True
 
 
+def guard_panel_query_parser() -> bool:
+    """Make ``panel.io.location``'s query parser total (never raising); returns whether the
+    guard was installed now."""
+    from urllib.parse import parse_qsl
+
+    import panel.io.location as location
+
+    original = location.parse_query
+    if getattr(original, "_dashboard_guard", False):
+        return False
+
+    def parse_query(query: str) -> dict[str, Any]:
+        try:
+            return original(query)
+        except Exception:  # e.g. int() of > 4300 digits: keep the strings, unparsed
+            return dict(parse_qsl(query[1:], keep_blank_values=True))
+
+    parse_query._dashboard_guard = True  # type: ignore[attr-defined]
+    location.parse_query = parse_query
+    return True
+
+
 def harden_server() -> None:
-    """Both of the above, for the running server (called when it has loaded the app)."""
+    """All of the above, for the running server (called when it has loaded the app)."""
     if raise_header_limit() == 0:
         log.warning("could not raise the HTTP header limit: links over 64 kB will not load")
     quiet_closed_connections()
+    guard_panel_query_parser()

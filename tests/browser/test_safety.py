@@ -114,7 +114,11 @@ def test_ten_pages_closed_mid_run_leave_no_traceback(chromium, served_app, serve
     try:
         pages = [context.new_page() for _ in range(10)]
         for pg in pages:  # all ten load at once (the server builds their sessions in turn)
-            pg.goto(served_app + "?speed=normal&horizon=200000&runs=2", wait_until="commit")
+            pg.goto(
+                served_app + "?speed=normal&horizon=200000&runs=2",
+                wait_until="commit",
+                timeout=4 * WAIT_MS,
+            )
         for pg in pages:
             pg.wait_for_selector(".run-button button", timeout=4 * WAIT_MS)
             pg.wait_for_function(_READY_JS, timeout=4 * WAIT_MS)

@@ -265,3 +265,27 @@ def test_bokeh_multichoice_still_renders_labels_as_html():
         BOKEH_CHOICES_ALLOW_HTML,
         "check whether labels are now escaped; keep _algorithm_choices' filter either way",
     )
+
+
+def test_panel_location_parses_its_query_with_a_module_level_parse_query():
+    import panel.io.location as location
+    from panel.io.location import Location
+
+    from dashboard.ui.server import guard_panel_query_parser
+
+    _canary(
+        callable(getattr(location, "parse_query", None)),
+        "panel.io.location.parse_query",
+        "dashboard/ui/server.py guard_panel_query_parser (a 5000-digit value loads)",
+        "no upstream issue found (Panel parses digit strings with int())",
+        "guard the new parser Location.query_params uses",
+    )
+    guard_panel_query_parser()
+    link = Location(search="?seed=" + "9" * 5000)  # Panel's own parse ran on this search
+    _canary(
+        link.query_params == {"seed": "9" * 5000},
+        "Location.query_params going through panel.io.location.parse_query",
+        "dashboard/ui/server.py guard_panel_query_parser",
+        "no upstream issue found (Panel parses digit strings with int())",
+        "guard the new parser Location.query_params uses",
+    )
