@@ -93,7 +93,7 @@ def _add_limits(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--force", action="store_true", help="no time or memory limit")
 
 
-def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
+def add_plugin_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--plugin",
         action="append",
@@ -104,7 +104,7 @@ def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _load_plugins(specs: Sequence[str]) -> None:
+def load_plugins(specs: Sequence[str]) -> None:
     """Register the ``--plugin`` files/modules (one-line error for a bad plug-in)."""
     if not specs:
         return
@@ -142,7 +142,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         "(dashboard/simulation/specs.py).",
     )
     p.add_argument("--problem", required=True, help=" | ".join(PROBLEMS))
-    _add_plugin_flag(p)
+    add_plugin_flag(p)
     p.add_argument(
         "--algorithm",
         action="append",
@@ -228,7 +228,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation.runner import Simulation
 
     fmt = _check_format(args.format)
-    _load_plugins(args.plugin)
+    load_plugins(args.plugin)
     spec = _spec_from_args(args)
     with Simulation(
         spec,
@@ -279,7 +279,7 @@ def _add_algorithms(sub: argparse._SubParsersAction) -> None:
         help="list algorithms (with their constants), shifts, action families, reward models",
         description="Everything that can be simulated, as the classes declare it.",
     )
-    _add_plugin_flag(p)
+    add_plugin_flag(p)
     p.add_argument("--problem", help="only cmab or only semiparametric")
     p.add_argument("--format", default="table", help="json | table")
     p.set_defaults(func=_cmd_algorithms)
@@ -290,7 +290,7 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
     from .simulation import catalogue
 
     fmt = _check_format(args.format)
-    _load_plugins(args.plugin)
+    load_plugins(args.plugin)
     problem = None
     if args.problem is not None:
         problem = str(args.problem).strip().lower()
