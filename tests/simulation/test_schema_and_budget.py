@@ -134,3 +134,11 @@ def test_url_values_use_the_same_parsers():
     with pytest.raises(ValueError, match="unknown shift"):
         config.parse_setting("shift", "tidal")
     assert config.parse_setting("speed", "fast") == "fast"  # not a schema field
+
+
+def test_the_dashboard_url_reads_numbers_with_the_schema_parser():
+    from dashboard.ui.urlstate import parse_query
+
+    values, notices = parse_query("?horizon=1e4&seed=" + "9" * 400 + "&oracle_delay=5")
+    assert values.get("horizon") == 10_000 and notices and "seed" in notices[0]
+    assert any("oracle_delay" in n for n in notices)  # above the schema's 1 s bound
