@@ -24,7 +24,8 @@ from typing import Any
 
 __all__ = ["ENGINE_ENV", "MAX_WORK_ENV", "add_parser", "serve"]
 
-#: ``dask`` or ``in-process``: where served sessions run their simulations.
+#: ``dask`` or ``in-process``: where served sessions run their simulations (read by
+#: :func:`dashboard.ui.model.default_engine`).
 ENGINE_ENV = "BANDIT_DASHBOARD_ENGINE"
 #: Per-run work limit (rounds x repetitions x algorithms) an instructor sets for the class.
 MAX_WORK_ENV = "BANDIT_DASHBOARD_MAX_WORK"
