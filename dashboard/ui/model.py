@@ -31,6 +31,7 @@ from ..simulation import catalogue
 from ..simulation.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORK, enforce, estimate_run
 from ..simulation.catalogue import Constant
 from ..simulation.fields import Field
+from ..simulation.remote import DaskRun, LocalRun, RunHandle, RunLost, RunRequest, activity
 from ..simulation.runner import Simulation
 from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
 
@@ -378,11 +379,12 @@ class Config(_SchemaParams):
         return errors
 
     def _check_work(self, spec: ProblemSpec) -> None:
-        """Refuse (ValueError) a run estimated above the simulation layer's default limit, so
-        Run is disabled with the estimate instead of failing after the click."""
+        """Refuse (ValueError) a run estimated above the work limit, so Run is disabled with
+        the estimate instead of failing after the click.  The limit is the simulation layer's
+        default, or the one the instructor set for the class (``serve --max-work``)."""
         infos = [catalogue.declaration(a, self.problem) for a in self.algorithms]
         est = estimate_run(spec, infos, self.horizon, self.runs, self.algorithm_constants())
-        enforce(est, DEFAULT_MAX_WORK, DEFAULT_MAX_MEMORY, override=None)
+        enforce(est, class_max_work(), DEFAULT_MAX_MEMORY, override=None)
 
     def _check_family(self, spec: ProblemSpec) -> None:
         """Action families with structure (paths, matchings) constrain d and m: ask them."""
@@ -405,6 +407,20 @@ class Config(_SchemaParams):
             self.spec(),
             list(self.algorithms),
             self.horizon,
+            runs=self.runs,
+            seed=self.seed,
+            params=self.algorithm_constants(),
+        )
+
+    def run_request(self) -> RunRequest:
+        """What a run of the current configuration needs, as plain data (ValueError if
+        invalid): built in this process or on a Dask worker, the numbers are the same."""
+        if self.errors:
+            raise ValueError(self.errors[0])
+        return RunRequest(
+            spec=self.spec(),
+            algorithms=tuple(self.algorithms),
+            horizon=self.horizon,
             runs=self.runs,
             seed=self.seed,
             params=self.algorithm_constants(),
@@ -481,11 +497,26 @@ class Config(_SchemaParams):
         return name
 
 
+class _RemoteView:
+    """What the view may read of a run that lives on a Dask worker (no local Simulation)."""
+
+    def __init__(self, horizon: int, algorithms: list[str]) -> None:
+        self.horizon = horizon
+        self.algorithms = algorithms
+
+
 class RunModel(param.Parameterized):
-    """Run state machine around one :class:`Simulation`.
+    """Run state machine around one run handle (:mod:`dashboard.simulation.remote`).
 
     ``status`` is ``idle`` (nothing simulated), ``running`` (ticks advance), ``paused``,
     ``done`` (t = T) or ``error`` (the run raised: ``error`` holds one sentence).
+
+    The run lives behind a non-blocking handle: in this process (``engine="in-process"``, the
+    default for ``panel serve dashboard`` and notebooks: every call does its work before it
+    returns) or on a Dask worker (``engine="dask"``, what ``python -m dashboard serve`` sets
+    for a class: :meth:`tick` only collects a finished frame and asks for the next one, so the
+    server's event loop never waits for a simulation).  Pause and Reset change the state at
+    once in both cases; a frame still in flight after Pause is shown when it arrives.
     """
 
     config = param.ClassSelector(class_=Config, doc="The configuration being run.")
@@ -497,12 +528,28 @@ class RunModel(param.Parameterized):
     error = param.String(default="", doc="One-sentence message of the last failed run.")
     frame = param.Integer(default=0, doc="Incremented each time new results are available.")
     result = param.Parameter(default=None, doc="SimulationResult snapshot of the current run.")
+    engine = param.Selector(
+        default="in-process",
+        objects=["in-process", "dask"],
+        doc="Where runs execute: this process, or the shared Dask cluster (a served class).",
+    )
+    queued = param.Boolean(
+        default=False,
+        doc="A requested frame has waited over a second for a busy cluster (shown as queued).",
+    )
+
+    #: Seconds after which an outstanding frame counts as queued.
+    QUEUED_AFTER = 1.0
 
     def __init__(self, config: Config | None = None, **params: Any) -> None:
+        if "engine" not in params:
+            params["engine"] = default_engine()
         super().__init__(config=config if config is not None else Config(), **params)
-        self.sim: Simulation | None = None
+        self.handle: RunHandle | None = None
+        self.sim: Any = None  # the local Simulation (in-process) or a _RemoteView (Dask)
         self._lock = threading.Lock()
-        self._rate = 0.0  # measured rounds per second of the current run
+        self._asked_at = 0.0  # when the outstanding frame was requested
+        self._workers = 1  # Dask worker threads serving this run (fair share)
 
     # ------------------------------------------------------------------ state machine
     @property
@@ -510,11 +557,16 @@ class RunModel(param.Parameterized):
         """Whether Run is allowed (the configuration is valid)."""
         return self.config.valid
 
+    @property
+    def busy(self) -> bool:
+        """Whether a requested frame has not come back yet (the view keeps polling)."""
+        return self.handle is not None and self.handle.busy
+
     def run(self) -> None:
         """Start a new run of the current configuration (cancelling any previous run)."""
         with self._lock:
             self._start()
-            if self.sim is not None:
+            if self.handle is not None:
                 self.status = "running"
 
     def pause(self) -> None:
@@ -538,50 +590,52 @@ class RunModel(param.Parameterized):
         """Advance to the next decision point (oracle call, epoch or phase), then pause.
 
         Starts a paused run first if nothing is loaded (or the last one finished / failed).
+        In-process the step is done when this returns; on Dask it arrives with a later
+        :meth:`tick` (:attr:`busy` says one is due).
         """
         with self._lock:
-            if self.sim is None or self.status in ("done", "error", "idle"):
+            if self.handle is None or self.status in ("done", "error", "idle"):
                 self._start()
-                if self.sim is None:
+                if self.handle is None:
                     return
-            self._guarded(self.sim.step)
-            if self.status not in ("error", "done"):
+            if self.status != "done":
                 self.status = "paused"
+            if not self.handle.busy:
+                self._ask(step=True)
+            self._collect()
 
     def reset(self) -> None:
-        """Stop and forget the run (the simulation is closed and dropped)."""
+        """Stop and forget the run (its state is released, on a worker too)."""
         with self._lock:
             self._drop()
-            self.param.update(status="idle", t=0, horizon=0, error="", result=None)
+            self.param.update(status="idle", t=0, horizon=0, error="", result=None, queued=False)
             self.frame += 1
 
     def close(self) -> None:
-        """Release the simulation (the session ended)."""
+        """Release the run (the session ended)."""
         with self._lock:
             self._drop()
             if self.status == "running":
                 self.status = "paused"
 
     def tick(self, seconds: float = 0.06) -> bool:
-        """Advance a running simulation by one frame; return whether new results exist.
-
-        A frame simulates for about ``seconds`` of wall time, capped by the playback speed
-        (a fraction of T per frame).  Overlapping calls (periodic callbacks on several threads)
-        return ``False`` instead of waiting.
+        """One frame: show a finished frame if one came back, and while running ask for the
+        next (about ``seconds`` of simulation, capped by the playback speed, a fraction of T
+        per frame).  Returns whether new results exist.  Overlapping calls (periodic callbacks
+        on several threads) return ``False`` instead of waiting.
         """
-        if self.status != "running" or not self._lock.acquire(blocking=False):
+        if self.handle is None or not self._lock.acquire(blocking=False):
             return False
         try:
-            if self.sim is None or self.status != "running":
-                return False
-            sim = self.sim
-            fraction = SPEEDS[self.config.speed]
-            target = (
-                sim.horizon if fraction is None else sim.t + max(1, int(fraction * sim.horizon))
-            )
-            before = sim.t
-            self._guarded(lambda: self._advance(sim, min(target, sim.horizon), seconds))
-            return self.status == "error" or sim.t != before
+            changed = self._collect()
+            if self.status == "running" and self.handle is not None and not self.handle.busy:
+                self._ask(seconds=seconds)
+                changed = self._collect() or changed  # in-process: the frame is ready
+            waited = time.perf_counter() - self._asked_at
+            queued = self.busy and waited > self.QUEUED_AFTER
+            if queued != self.queued:
+                self.queued = queued
+            return changed
         finally:
             self._lock.release()
 
@@ -598,7 +652,8 @@ class RunModel(param.Parameterized):
 
     def notices(self) -> list[str]:
         """One sentence per place where a run departs from the paper's schedule (e.g. AROQ-C's
-        warm-up or SROQ-C's pair phase clamped to fit the horizon), from run 1's events."""
+        warm-up or SROQ-C's pair phase clamped to fit the horizon), from run 1's events, and
+        one when the run waits for a busy cluster."""
         out: list[str] = []
         result = self.result
         for r in [] if result is None else result.results:
@@ -615,6 +670,11 @@ class RunModel(param.Parameterized):
                         f"this run uses {float(used):,.0f})"
                     )
                 out.append(f"{r.algorithm}: {e.kind}{detail}.")
+        if self.queued:
+            out.append(
+                "Queued: the server is busy with the class's runs; your next frame will come "
+                "as soon as a worker is free."
+            )
         return out
 
     def instance_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -625,65 +685,75 @@ class RunModel(param.Parameterized):
     # ------------------------------------------------------------------ internals
     def _start(self) -> None:
         self._drop()
-        self.param.update(error="", t=0, result=None)
+        self.param.update(error="", t=0, result=None, queued=False)
         if not self.config.valid:
             self.param.update(status="error", error=self.config.errors[0])
             self.frame += 1
             return
         try:
-            self.sim = self.config.make_simulation()
+            request = self.config.run_request()
+            if self.engine == "dask":
+                from ..simulation.cluster import get_client
+
+                client = get_client()
+                self._workers = max(1, len(client.scheduler_info().get("workers", {})))
+                self.handle = DaskRun(client, request)
+                self.sim = _RemoteView(request.horizon, list(request.algorithms))
+            else:
+                handle = LocalRun(request)
+                self.handle = handle
+                self.sim = handle.simulation
         except Exception as exc:  # bad combination found only when building the instance
-            self.sim = None
+            self._drop()
             self.param.update(status="error", error=_message(exc), horizon=0)
             self.frame += 1
             return
-        self.param.update(status="paused", horizon=self.sim.horizon, t=0)
-        self._snapshot()
+        self._asked_at = time.perf_counter()
+        self.param.update(status="paused", horizon=request.horizon, t=0)
+        self._collect()
 
     def _drop(self) -> None:
-        sim, self.sim = self.sim, None
-        self._rate = 0.0
-        if sim is not None:
-            sim.close()
+        handle, self.handle, self.sim = self.handle, None, None
+        if handle is not None:
+            handle.close()
 
-    def _advance(self, sim: Simulation, target: int, seconds: float) -> None:
-        """Advance towards ``target`` for about ``seconds`` (at least one chunk)."""
-        deadline = time.perf_counter() + seconds
-        while sim.t < target:
-            budget = deadline - time.perf_counter()
-            if budget <= 0:
-                break
-            step = target - sim.t
-            rate = self._rate
-            # aim at 70% of the remaining budget: the measured rate fluctuates
-            chunk = max(1, min(step, int(0.7 * rate * budget))) if rate > 0 else 1
-            start, t0 = time.perf_counter(), sim.t
-            sim.advance_to(sim.t + chunk)
-            elapsed = time.perf_counter() - start
-            if elapsed > 0 and sim.t > t0:
-                r = (sim.t - t0) / elapsed
-                self._rate = r if rate == 0 else 0.5 * rate + 0.5 * r
+    def _ask(self, seconds: float = 0.0, step: bool = False) -> None:
+        """Request the next frame (never waits for a worker)."""
+        handle = self.handle
+        if handle is None:
+            return
+        if step:
+            handle.request(step=True)
+        else:
+            fraction = SPEEDS[self.config.speed]
+            T = self.horizon
+            target = T if fraction is None else self.t + max(1, int(fraction * T))
+            if self.engine == "dask":
+                # fair share: with more runs computing than workers, shorter slices keep every
+                # session's frames coming (each worker serves its runs' frames in turn)
+                computing = max(1, activity()["computing"] + 1)
+                seconds = max(0.01, seconds * min(1.0, self._workers / computing))
+            handle.request(target=min(target, T), seconds=seconds)
+        self._asked_at = time.perf_counter()
 
-    def _guarded(self, action: Any) -> None:
-        """Run ``action``; an exception stops the run and becomes a one-sentence message."""
+    def _collect(self) -> bool:
+        """Show the frame that came back, if any; a failed run becomes a message."""
+        handle = self.handle
+        if handle is None:
+            return False
         try:
-            action()
-        except Exception as exc:
+            frame = handle.poll()
+        except Exception as exc:  # RunLost (worker died) or a user error raised by the run
             self._drop()
-            self.param.update(status="error", error=_message(exc))
+            self.param.update(status="error", error=_message(exc), queued=False)
             self.frame += 1
-            return
-        self._snapshot()
-
-    def _snapshot(self) -> None:
-        sim = self.sim
-        if sim is None:
-            return
-        status = "done" if sim.done else self.status
-        self.param.update(t=sim.t, result=sim.result(), status=status)
+            return True
+        if frame is None:
+            return False
+        status = "done" if frame.done else self.status
+        self.param.update(t=frame.t, result=frame.result, status=status, queued=False)
         self.frame += 1
-        if sim.done:
-            sim.close()
+        return True
 
 
 def _sentence(text: str) -> str:
@@ -694,7 +764,35 @@ def _sentence(text: str) -> str:
     return line if line.endswith((".", "!", "?")) else line + "."
 
 
+#: Set by ``python -m dashboard serve`` (see :mod:`dashboard.serve`): ``dask`` or ``in-process``.
+ENGINE_ENV = "BANDIT_DASHBOARD_ENGINE"
+
+
+#: Set by ``python -m dashboard serve --max-work SECONDS``: the class's per-run work limit.
+MAX_WORK_ENV = "BANDIT_DASHBOARD_MAX_WORK"
+
+
+def class_max_work() -> float:
+    """The per-run work limit in estimated seconds: the instructor's (``serve --max-work``)
+    when it is a positive number, else the simulation layer's default."""
+    import os
+
+    try:
+        value = float(os.environ.get(MAX_WORK_ENV, ""))
+    except ValueError:
+        return DEFAULT_MAX_WORK
+    return value if 0 < value < float("inf") else DEFAULT_MAX_WORK
+
+
+def default_engine() -> str:
+    """``dask`` when ``python -m dashboard serve`` chose it for this server, else
+    ``in-process`` (``panel serve dashboard``, notebooks, tests)."""
+    import os
+
+    return "dask" if os.environ.get(ENGINE_ENV) == "dask" else "in-process"
+
+
 def _message(exc: BaseException) -> str:
     """A one-sentence, traceback-free description of a failed run."""
-    kind = "" if isinstance(exc, ValueError) else f" ({type(exc).__name__})"
+    kind = "" if isinstance(exc, (ValueError, RunLost)) else f" ({type(exc).__name__})"
     return f"The run stopped: {_sentence(str(exc) or type(exc).__name__)[:-1]}{kind}."
