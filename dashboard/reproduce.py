@@ -236,11 +236,16 @@ def reproduce(
     horizon: int | None = None,
     runs: int | None = None,
     echo: Any = print,
+    scheduler: str | None = None,
+    tune: bool | None = None,
 ) -> list[tuple[Path, Path]]:
     """Run one figure (or ``"all"``) and write its HTML and CSV into ``out``.
 
     Everything is validated before anything runs: an unknown figure or scale, or an output
-    directory that cannot be written, raises ValueError at once.
+    directory that cannot be written, raises ValueError at once.  The simulations run on the
+    sweep engine (:mod:`dashboard.simulation.sweep`): at the paper scale on a local Dask
+    cluster, or on the cluster at ``scheduler``; ``tune`` (default: at the paper scale) follows
+    Appendix I's protocol (best c in {1, 2, 4, 8} per setting, reported).
     """
     key = str(figure).strip().lower()
     names = list(FIGURES) if key == "all" else [get_figure(key).name]
@@ -250,7 +255,15 @@ def reproduce(
     written = []
     for name in names:
         start = time.perf_counter()
-        res = run_experiment(name, scale=scale, seed=seed, horizon=horizon, runs=runs)
+        res = run_experiment(
+            name,
+            scale=scale,
+            seed=seed,
+            horizon=horizon,
+            runs=runs,
+            scheduler=scheduler,
+            tune=tune,
+        )
         html, csv_path = write_figure(res, out)
         written.append((html, csv_path))
         n_rows = res.to_csv().count("\n") - 1
@@ -283,20 +296,54 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="classroom",
         help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed (same seed, same numbers)")
-    p.add_argument("--horizon", type=int, help="override the scale's horizon T")
-    p.add_argument("--runs", type=int, help="override the scale's number of repetitions")
+    from .cli import cli_type
+    from .simulation.specs import FIELDS
+
+    p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())
+    p.add_argument(
+        "--horizon",
+        type=cli_type(FIELDS["horizon"]),
+        help="override the scale's horizon T; " + FIELDS["horizon"].allowed(),
+    )
+    p.add_argument(
+        "--runs",
+        type=cli_type(FIELDS["runs"]),
+        help="override the scale's number of repetitions; " + FIELDS["runs"].allowed(),
+    )
+    p.add_argument(
+        "--scheduler",
+        help="tcp://host:port of a running Dask cluster (default at the paper scale: a local "
+        "cluster; below it: in-process), or inprocess",
+    )
+    p.add_argument(
+        "--tune",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="Appendix I's protocol, best c in {1,2,4,8} per setting (auto: paper scale only)",
+    )
     p.set_defaults(func=_cmd_reproduce)
     return p
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    reproduce(
-        args.figure,
-        args.out,
-        scale=args.scale,
-        seed=args.seed,
-        horizon=args.horizon,
-        runs=args.runs,
-    )
+    from .simulation.engine import check_address, close_clients
+
+    scheduler = args.scheduler
+    if scheduler is not None and scheduler.strip().lower() != "inprocess":
+        scheduler = check_address(scheduler)
+    elif scheduler is not None:
+        scheduler = "inprocess"
+    try:
+        reproduce(
+            args.figure,
+            args.out,
+            scale=args.scale,
+            seed=args.seed,
+            horizon=args.horizon,
+            runs=args.runs,
+            scheduler=scheduler,
+            tune={"auto": None, "yes": True, "no": False}[args.tune],
+        )
+    finally:
+        close_clients()
     return 0

@@ -38,9 +38,17 @@ def _compare(single_cls, batched_cls, model, family, T, R, chunks, kwargs=None):
 
 @pytest.mark.parametrize("seed", [0, 3])
 @pytest.mark.parametrize("R", [1, 3])
-def test_batched_sdcb_equals_single_runs(seed, R):
+@pytest.mark.parametrize("initial_pass", [True, False])
+def test_batched_sdcb_equals_single_runs(seed, R, initial_pass):
     model = GeneralRewards(6, seed=seed)
-    b = _compare(SDCB, BatchedSDCB, model, MSets(6, 3), 400, R, [1, 7, 150, 400])
+    kw = {"initial_pass": initial_pass}
+    b = _compare(SDCB, BatchedSDCB, model, MSets(6, 3), 400, R, [1, 4, 7, 150, 400], kw)
+    singles = [SDCB(**kw).run(model.environment(MSets(6, 3), r), 400) for r in range(R)]
+
+    def strip(log):  # query ranges and purposes, without wall times
+        return [(a, b, p) for a, b, p, _ in log.ranges]
+
+    assert [strip(log) for log in b.logs] == [strip(p.log) for p in singles]
     assert b._lockstep is None  # the vectorised path ran
 
 

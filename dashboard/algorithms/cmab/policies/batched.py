@@ -9,7 +9,8 @@ wall times), like :class:`~.cucb.BatchedCUCB`:
   tables ``(R, d, G)``, the optimistic laws of Eq. (10) are built for all repetitions and arms
   at once, and every action is scored by :func:`~..rewards.aggregate.values_dense`; near-ties
   are refined with the reference ``expected_aggregate`` exactly as the single policy's oracle
-  does.  Other models (continuous outcomes, linear rewards) and ``initial_pass=True`` run the
+  does (the initial pass restricts round ``i + 1`` to the actions containing arm ``i``).
+  Other models (continuous outcomes, linear rewards) run the
   ``R`` single policies in lockstep (same numbers, no speed-up).
 * :class:`BatchedOLSUCBC` -- OLS-UCB-C: the warm-up is shared code, then every round scores all
   actions of all repetitions with the fast index of :mod:`.covariance` (refined on near-ties).
@@ -102,7 +103,7 @@ class BatchedSDCB:
         C: float = 1.5,
         oracle_delay: float = 0.0,
         max_atoms: int = 64,
-        initial_pass: bool = False,
+        initial_pass: bool = True,
         window: int | None = None,
     ) -> None:
         from .general import SDCB
@@ -132,7 +133,7 @@ class BatchedSDCB:
     def _grid(self, model: Any) -> np.ndarray | None:
         """The outcome grid (support plus the bounds 0 and 1) if the fast path applies."""
         support = getattr(model, "support", None)
-        if support is None or self.initial_pass or not pull_indexed(model):
+        if support is None or not pull_indexed(model):
             return None
         grid = np.unique(np.r_[np.asarray(support, dtype=float), 0.0, 1.0])
         if grid[0] < 0.0 or grid[-1] > 1.0 or lattice(grid) is None:
@@ -164,6 +165,10 @@ class BatchedSDCB:
         R, d = len(envs), family.d
         self.R, self.d, self.G = R, d, grid.size
         self.grid, self.A, self.arms = grid, A, groups[0][1]
+        self.init_length = singles[0].init_length
+        if self.init_length and not A[:, : self.init_length].any(axis=0).all():
+            missing = int(np.flatnonzero(~A[:, : self.init_length].any(axis=0))[0])
+            raise ValueError(f"the action family has no feasible action containing arm {missing}")
         self._prefixes = prefix_table(self.arms) if self.arms.shape[1] > 1 else None
         self.t = 0
         self.cum_regret = np.zeros(R)
@@ -217,6 +222,8 @@ class BatchedSDCB:
     def _choose(self, t: int) -> np.ndarray:
         P = self._laws(t)
         approx = values_dense(self.grid, P, self.arms, self.kind, self._prefixes)
+        if t <= self.init_length:  # Chen et al.'s initial pass: actions containing arm t - 1
+            approx[:, ~self.A[:, t - 1]] = -np.inf
         k = self.arms.shape[1]
         best = approx.max(axis=1)
         gmin = self.grid[np.argmax(P.any(axis=1), axis=1)]  # smallest atom in use, per rep
@@ -270,6 +277,9 @@ class BatchedSDCB:
         until = min(int(until), self.horizon)
         if until <= self.t:
             return self.t
+        in_init = self.t < self.init_length
+        if in_init:
+            until = min(until, self.init_length)
         t0 = self.t + 1
         R = self.R
         seconds = 0.0
@@ -294,10 +304,10 @@ class BatchedSDCB:
             self.n += actions
             self.plays[ridx, rows] += 1
         self.t = until
-        self._sync(t0, seconds)
+        self._sync(t0, seconds, "SDCB initial pass" if in_init else "SDCB argmax")
         return self.t
 
-    def _sync(self, t0: int, seconds: float) -> None:
+    def _sync(self, t0: int, seconds: float, purpose: str) -> None:
         R = self.R
         played = np.flatnonzero(self.plays.any(axis=0))
         todo = played[np.isnan(self._gaps[played])]
@@ -307,12 +317,13 @@ class BatchedSDCB:
             js = np.flatnonzero(self.plays[r])
             self.cum_regret[r] = math.fsum(self.plays[r, js] * self._gaps[js])
             self.envs[r].pulls[:] = self._base_pulls[r] + self.n[r]
-            self.logs[r].record_every_round(t0, self.t, "SDCB argmax", seconds / R)
+            self.logs[r].record_every_round(t0, self.t, purpose, seconds / R)
 
     def run(self, envs: Sequence[Any], horizon: int) -> BatchedSDCB:
         """Batch path: reset and play all rounds. Returns ``self``."""
         self.reset(envs, horizon)
-        self.advance(horizon)
+        while self.t < self.horizon:
+            self.advance(self.horizon)
         return self
 
 
@@ -480,5 +491,6 @@ class BatchedOLSUCBC:
     def run(self, envs: Sequence[Any], horizon: int) -> BatchedOLSUCBC:
         """Batch path: reset and play all rounds. Returns ``self``."""
         self.reset(envs, horizon)
-        self.advance(horizon)
+        while self.t < self.horizon:
+            self.advance(self.horizon)
         return self
