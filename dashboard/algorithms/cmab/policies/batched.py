@@ -115,8 +115,8 @@ class BatchedSDCB:
             "initial_pass": initial_pass,
         }
         proto = SDCB(**self._kwargs)  # validates the arguments
-        self.C, self.oracle_delay = proto.C, proto.oracle_delay
-        self.initial_pass = proto.initial_pass
+        for name in self._kwargs:  # the declared constants, as validated by the policy
+            setattr(self, name, getattr(proto, name))
         self.window = window
         self.t = 0
         self.horizon = 0
@@ -359,8 +359,8 @@ class BatchedOLSUCBC:
             "warmup_fraction": warmup_fraction,
         }
         proto = OLSUCBC(**self._kwargs)  # validates the arguments
-        self.f_const, self.h_const = proto.f_const, proto.h_const
-        self.oracle_delay = proto.oracle_delay
+        for name in self._kwargs:  # the declared constants, as validated by the policy
+            setattr(self, name, getattr(proto, name))
         self.t = 0
         self.horizon = 0
         self.logs: list[ExpensiveLog] = []
