@@ -108,6 +108,13 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--oracle-delay", type=float, default=0.0, help="seconds per oracle call")
     p.add_argument("--executor", default="none", help="none | threads (parallel oracle batches)")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=1.0,
+        help="approximation factor in (0, 1] of alpha-AROQ-CMAB's oracle: its alpha-regret "
+        "(final_alpha_regret_mean) is alpha T r(a*) - sum r(a_t) (Theorem 7)",
+    )
     p.add_argument("--K", type=int, default=10, help="number of arms (semiparametric)")
     p.add_argument(
         "--instance", default="gap", help="gap | random | multi-armed | csv (semiparametric)"
@@ -151,6 +158,7 @@ def _spec_from_args(args: argparse.Namespace) -> Any:
             reward=args.reward,
             oracle_delay=args.oracle_delay,
             executor=args.executor,
+            alpha=args.alpha,
         )
     if problem == "semiparametric":
         instance = "csv" if args.features else args.instance

@@ -101,7 +101,9 @@ class CMABSpec(ProblemSpec):
         self.oracle_delay = _check_float("oracle_delay", self.oracle_delay, 0.0, 10.0)
         self.executor = _check_choice("executor", self.executor, ("none", "threads", "processes"))
         self.workers = validate_int("workers", self.workers, 1, 64)
-        self.alpha = _check_float("alpha", self.alpha, 0.0, 1.0)
+        from ..algorithms.cmab.approx import validate_alpha
+
+        self.alpha = validate_alpha(self.alpha)  # (0, 1]: the one check (issue 11)
         if self.actions == "explicit" and not self.explicit_actions:
             raise ValueError("the explicit action family needs a non-empty list of actions")
 

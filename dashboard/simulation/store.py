@@ -99,6 +99,7 @@ def result_to_record(res: SimulationResult) -> dict[str, Any]:
                 "declaration_time": _floats(r.declaration_time),
                 "best_arm": r.best_arm,
                 "params": r.params,
+                "alpha_regret": _floats(r.alpha_regret),
             }
             for r in res.results
         ],
@@ -127,6 +128,9 @@ def result_from_record(rec: dict[str, Any]) -> SimulationResult:
                     declaration_time=_array(a.get("declaration_time"), float),
                     best_arm=a.get("best_arm"),
                     params=dict(a.get("params") or {}),
+                    alpha_regret=None
+                    if a.get("alpha_regret") is None
+                    else np.array(a["alpha_regret"], dtype=float).reshape(-1, g),
                 )
             )
         return SimulationResult(

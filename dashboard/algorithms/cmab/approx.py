@@ -28,7 +28,33 @@ import numpy as np
 
 from .actions import ActionFamily, _check_scores, restriction_masks
 
-__all__ = ["alpha_guarantee", "greedy_linear", "greedy_oracle"]
+__all__ = ["alpha_guarantee", "greedy_linear", "greedy_oracle", "validate_alpha"]
+
+
+def validate_alpha(value: Any) -> float:
+    """The approximation factor alpha as a float in (0, 1] (Appendix A.3: ``O^alpha_t``
+    returns ``a`` with ``r^UCB(a) >= alpha max r^UCB``; alpha = 0 would promise nothing and
+    make the alpha-regret ``sum_t alpha r(a*) - r(a_t)`` meaningless).
+
+    The single check used by the problem spec, the CLI and :class:`AlphaAROQ`.
+
+    Raises
+    ------
+    ValueError
+        One sentence naming the allowed range and the value given.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"alpha must be a number in (0, 1], got {value!r}")
+    try:
+        a = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number in (0, 1], got {value!r}") from None
+    if not (0.0 < a <= 1.0):  # also rejects nan
+        raise ValueError(
+            f"alpha must be in (0, 1] (the approximation factor of alpha-AROQ-CMAB's oracle; "
+            f"0 promises nothing), got {value!r}"
+        )
+    return a
 
 
 def alpha_guarantee(family: ActionFamily) -> float | None:
