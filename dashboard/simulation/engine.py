@@ -1,23 +1,22 @@
-"""Where sweeps run: Dask (dask.distributed) clients and a task loop with progress and cancel.
+"""Where sweeps run: the process's shared Dask client, and a task loop with progress and cancel.
 
-``get_client(scheduler)`` connects to a running cluster (``dask scheduler`` and ``dask worker
-ADDRESS`` started by hand, or any deployment), named by ``scheduler`` or the environment
-variable ``BANDIT_DASHBOARD_SCHEDULER``; without one it starts a ``LocalCluster`` lazily (one
-single-threaded worker process per core, one BLAS thread each, no dashboard) shared by every
-caller of this process, closed by :func:`close_clients`.  :func:`run_on_dask` submits tasks
-and hands their results back in this thread as they complete.
+The client is :mod:`dashboard.simulation.cluster`'s, the one of this process (shared with the
+served class's runs): a running cluster named by ``scheduler`` or the environment variable
+``BANDIT_DASHBOARD_SCHEDULER`` (``dask scheduler`` and ``dask worker ADDRESS`` started by hand,
+or any deployment), else a ``LocalCluster`` started lazily (one single-threaded worker process
+per core, one BLAS thread each, no dashboard).  :func:`run_on_dask` submits tasks and hands
+their results back in the calling thread as they complete.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..algorithms.base import validate_int
+from .cluster import SCHEDULER_ENV, close_client, scheduler_address
+from .cluster import get_client as _shared_client
 
 __all__ = [
     "ENV_SCHEDULER",
@@ -30,54 +29,31 @@ __all__ = [
 ]
 
 #: Environment variable naming the scheduler of an existing Dask cluster.
-ENV_SCHEDULER = "BANDIT_DASHBOARD_SCHEDULER"
+ENV_SCHEDULER = SCHEDULER_ENV
 #: One BLAS thread per worker process (a worker runs one task at a time).
 BLAS_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
-_CLIENTS: dict[tuple[str, int], Any] = {}
-_CLIENT_LOCK = threading.Lock()
-
-
 def check_address(address: str) -> str:
-    """``address`` if it names a scheduler (``tcp://host:port``, ``host:port`` ...), else
-    ValueError (before any connection attempt)."""
-    from distributed.comm.addressing import parse_address, parse_host_port
-
-    text = str(address).strip()
-    try:
-        scheme, loc = parse_address(text)
-        if scheme in ("tcp", "tls", "ws", "wss"):
-            parse_host_port(loc)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"bad scheduler address {text!r} ({exc}); e.g. tcp://host:8786") from None
-    return text
+    """``address`` if it names a scheduler (``tcp://HOST:PORT`` ...), else ValueError, before
+    any connection attempt."""
+    addr = scheduler_address(str(address))
+    if addr is None:
+        raise ValueError("scheduler address must look like tcp://HOST:PORT (got '')")
+    return addr
 
 
 def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
-    """A shared ``distributed.Client``: to ``scheduler`` (or ``$BANDIT_DASHBOARD_SCHEDULER``)
-    if given, else to a lazily started ``LocalCluster`` of ``workers`` single-threaded
-    processes (default: one per core) with one BLAS thread each."""
-    from distributed import Client
+    """The process's shared ``distributed.Client`` (see :func:`.cluster.get_client`)."""
+    with warnings.catch_warnings():
+        # the scheduler's small HTTP server (health checks) moves off a busy port 8787
+        warnings.filterwarnings("ignore", message="Port .* is already in use")
+        return _shared_client(scheduler, workers)
 
-    address = scheduler or os.environ.get(ENV_SCHEDULER) or ""
-    n = validate_int("workers", workers, 1, 512) if workers is not None else os.cpu_count() or 1
-    key = (address, 0 if address else n)
-    with _CLIENT_LOCK:
-        client = _CLIENTS.get(key)
-        if client is not None and client.status == "running":
-            return client
-        if address:
-            check_address(address)
-            try:
-                client = Client(address, timeout="10s", set_as_default=False)
-            except (OSError, TimeoutError, ValueError, TypeError) as exc:
-                raise ValueError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
-        else:
-            cluster = local_cluster(n)
-            client = Client(cluster, set_as_default=False)
-        _CLIENTS[key] = client
-        return client
+
+def close_clients() -> None:
+    """Close the shared client and its embedded cluster (idempotent)."""
+    close_client()
 
 
 def local_cluster(n_workers: int) -> Any:
@@ -98,17 +74,6 @@ def local_cluster(n_workers: int) -> Any:
             silence_logs=logging.ERROR,
             env=dict(BLAS_ENV),
         )
-
-
-def close_clients() -> None:
-    """Close every client (and local cluster) this module started."""
-    with _CLIENT_LOCK:
-        for client in _CLIENTS.values():
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
-        _CLIENTS.clear()
 
 
 def cancelled_by(cancel: Any) -> bool:

@@ -251,6 +251,9 @@ class DaskRun(RunHandle):
     """
 
     def __init__(self, client: Any, request: RunRequest) -> None:
+        from .plugin_sharing import ensure_shared
+
+        ensure_shared(client)  # plug-in algorithms and shifts must exist on the workers too
         self._client = client
         self._actor_future: Any = client.submit(SimulationActor, request, actor=True, pure=False)
         self._actor: Any = None

@@ -208,7 +208,7 @@ def make_sweep(
         vals = list(values)
         if not vals:
             raise ValueError(f"grid {k} has an empty list of values")
-        if len({json.dumps(v, sort_keys=True) for v in vals}) != len(vals):
+        if len({json.dumps(v, sort_keys=True, default=str) for v in vals}) != len(vals):
             raise ValueError(f"grid {k} lists a value twice: {vals}")
         if any(k == other for other, _ in keys):
             raise ValueError(f"grid field {k} is given twice")

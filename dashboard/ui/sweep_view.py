@@ -31,7 +31,7 @@ import numpy as np
 import panel as pn
 import param
 
-from ..algorithms.registry import algorithms_for
+from ..simulation import catalogue
 from ..simulation.sweep import GRID_FIELDS, SweepProgress, SweepResult, make_sweep, run_sweep
 
 __all__ = ["METRICS", "SweepView", "parse_values", "sweep_plot"]
@@ -45,7 +45,7 @@ METRICS: dict[str, str] = {
     "oracle queries": "queries",
     "oracle adaptivity": "adaptivity",
 }
-_ALL_ALGORITHMS = [i.name for i in algorithms_for(None)]
+_ALL_ALGORITHMS = catalogue.algorithm_names()
 _ALL_FIELDS = ["horizon", *dict.fromkeys(f for fs in GRID_FIELDS.values() for f in fs)]
 _COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
@@ -195,7 +195,7 @@ class SweepView(pn.viewable.Viewer):
     # ------------------------------------------------------------------ choices
     @param.depends("problem", watch=True)
     def _update_choices(self) -> None:
-        names = [i.name for i in algorithms_for(self.problem)]
+        names = catalogue.algorithm_names(self.problem)
         self.param.algorithms.objects = names
         self.algorithms = [a for a in self.algorithms if a in names] or names[:2]
         fields = ["horizon", *GRID_FIELDS[self.problem]]

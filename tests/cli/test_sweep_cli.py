@@ -131,7 +131,10 @@ def test_simulate_save_then_load_prints_the_same(capsys, tmp_path):
         ),
         (["--format", "xml"], "unknown format"),
         (["--workers", "0", "--grid", "d=5"], "workers"),
-        (["--scheduler", "nonsense", "--grid", "d=5"], "bad scheduler address 'nonsense'"),
+        (
+            ["--scheduler", "nonsense", "--grid", "d=5"],
+            "scheduler address must look like tcp://HOST:PORT (got 'nonsense')",
+        ),
     ],
 )
 def test_bad_grids_are_one_line_errors_before_any_work(capsys, monkeypatch, extra, message):
@@ -204,3 +207,33 @@ def test_simulate_save_to_an_unwritable_place_is_one_line(capsys, tmp_path):
     argv = ["simulate", "--problem", "semiparametric", "--algorithm", "SBE", "--horizon", "20"]
     code, _, err = run_cli(capsys, *argv, "--save", str(tmp_path / "no" / "such" / "x.jsonl"))
     assert code == 2 and err.startswith("error: cannot write") and err.count("\n") == 1
+
+
+def test_bench_registers_the_sweep_benchmark(capsys, monkeypatch):
+    """``bench --only sweep`` runs benchmarks/bench_sweep.py (timings stubbed here: the real
+    run starts two local clusters; see the README for measured ratios)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    import benchmarks.bench_sweep as bench
+
+    calls = []
+
+    def timed(sweep, n_workers):
+        calls.append(n_workers)
+        return 2.0 / n_workers, sweep_mod.run_sweep(sweep, scheduler="inprocess")
+
+    monkeypatch.setattr(
+        bench,
+        "_sweep",
+        lambda quick: sweep_mod.make_sweep(
+            "semiparametric", ["SBE"], horizon=50, runs=2, grid={"d": [2, 3]}
+        ),
+    )
+    monkeypatch.setattr(bench, "_timed", timed)
+    code, out, err = run_cli(capsys, "bench", "--only", "sweep", "--quick")
+    assert code == 0, err
+    doc = json.loads(out)["sweep"]
+    assert calls == [1, 2] and doc["throughput_ratio"] == 2.0 and doc["identical_rows"] is True
+    assert doc["tasks"] == 2 and doc["target_ratio"] == 1.7

@@ -122,7 +122,7 @@ def test_cancel_then_resume_on_the_cluster(client, sweep_and_reference, tmp_path
 
 def test_a_worker_killed_mid_sweep_loses_and_duplicates_nothing(client, tmp_path):
     sweep = make_sweep(
-        "semiparametric", ["BOSE"], horizon=1500, runs=2, seed=0, grid={"d": [2, 3, 4]}, K=5
+        "semiparametric", ["BOSE"], horizon=1000, runs=2, seed=0, grid={"d": [2, 3, 4]}, K=5
     )
     ref = run_sweep(sweep, scheduler="inprocess")
     pids = client.run(os.getpid)
@@ -160,3 +160,19 @@ def test_paper_protocol_panel_on_the_cluster_equals_in_process(client):
     there = run_panel(*args, tune=("SBE", "BOSE"), client=client)
     assert there.chosen == here.chosen and there.regret_by_c == here.regret_by_c
     assert_same_numbers(there.result, here.result)
+
+
+def test_a_served_class_embedded_cluster_is_reused_by_sweeps(sweep_and_reference, monkeypatch):
+    """``serve`` starts the embedded cluster and exports its address in the environment; a
+    sweep (or any later get_client()) must reuse that client, not close the cluster."""
+    from dashboard.simulation import cluster
+
+    sweep, ref = sweep_and_reference
+    try:
+        embedded = get_client(workers=1)
+        monkeypatch.setenv(ENV_SCHEDULER, embedded.scheduler.address)
+        assert get_client() is embedded and embedded.status == "running"
+        _same_rows(run_sweep(sweep), ref)
+        assert cluster.get_client() is embedded
+    finally:
+        close_clients()
