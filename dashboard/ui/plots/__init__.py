@@ -2,11 +2,11 @@
 
 Each module (``regret``, ``alpha_regret``, ``timeline``, ``complexity``, ``surviving``,
 ``weights``, ``pac``, ``shift``, ``wall``) holds plain builder functions (results -> HoloViews
-elements, nothing about widgets or sessions; every builder accepts a partial, empty or
-``None`` result and returns the same layer structure for the same algorithms, so a live plot updates the
+elements, nothing about widgets or sessions; every builder accepts a partial, empty or ``None``
+result and returns the same layer structure for the same algorithms, so a live plot updates the
 browser's data sources in place) and one ``PLOT`` (:class:`~.base.PlotModule`: caption,
-problems, cadence, how to build its live plot).  Adding a plot is one new module plus one
-entry in :data:`PLOTS`; a test or a notebook can also pass its own list to the board.
+problems, cadence, how to build its live plot). Adding a plot is one new module plus one entry
+in :data:`PLOTS`; a test or a notebook can also pass its own list to the board.
 
 The builders are re-exported here (``from dashboard.ui import plots; plots.regret_plot``).
 The papers' reference quantities (rate shapes, ``e_t``, the PAC bound) are the simulation
