@@ -165,14 +165,25 @@ class SimulationResult:
         )
         return head + "\n" + "\n".join(lines)
 
-    def to_csv(self) -> str:
+    def to_csv(self, band: str | None = None) -> str:
         """Long-format CSV: one row per algorithm, repetition and recorded round.
 
         When an algorithm reports an alpha-regret (an approximate oracle), an
-        ``alpha_regret`` column is added (empty for the other algorithms).
+        ``alpha_regret`` column is added (empty for the other algorithms).  With ``band``
+        (``sd``, ``se``, ``ci95``, ``q10-90``; see :mod:`dashboard.simulation.bands`) one row
+        per algorithm and round instead, with ``<metric>_mean/_lo/_hi`` columns; ``runs`` is
+        the per-run format.
         """
         buf = io.StringIO()
         w = csv.writer(buf)
+        if band is not None:
+            from .bands import band_csv_rows, check_band
+
+            if check_band(band) != "runs":
+                head, rows = band_csv_rows(self, band)
+                w.writerow(head)
+                w.writerows(rows)
+                return buf.getvalue()
         with_alpha = any(r.alpha_regret is not None for r in self.results)
         head = ["algorithm", "run", "t", "cumulative_regret", "queries", "adaptivity"]
         w.writerow([*head, "alpha_regret"] if with_alpha else head)
