@@ -42,7 +42,7 @@ class PlayView(pn.viewable.Viewer):
         super().__init__(game=game, **params)
         g = self.game
         self.arms = pn.widgets.CheckButtonGroup(
-            name="arms",
+            label="arms",
             options={f"arm {i}": i for i in range(g.n_arms)},
             value=[],
             button_type="primary",
@@ -51,7 +51,7 @@ class PlayView(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
         self.submit = pn.widgets.Button(
-            name="Play this round", button_type="success", css_classes=["play-submit"]
+            label="Play this round", color="success", css_classes=["play-submit"]
         )
         self.submit.on_click(lambda _e: self.play_round())
         self.rule = pn.pane.Markdown(escape(f"Round 1 of {g.horizon}: {g.choose}."))
