@@ -45,8 +45,8 @@ class PlayView(pn.viewable.Viewer):
             label="arms",
             options={f"arm {i}": i for i in range(g.n_arms)},
             value=[],
-            button_type="primary",
-            button_style="outline",
+            color="primary",
+            variant="outline",
             css_classes=["play-arms"],
             sizing_mode="stretch_width",
         )
