@@ -845,6 +845,22 @@ action made of the least-played arms.)
 """,
             _ETC,
         ),
+        md(
+            """
+## Your turn: can you beat AROQ-CMAB?
+
+Now *you* are the policy. Click `m` arms, press **Play this round**, read the outcomes and decide
+again; AROQ-CMAB plays the same instance with the same random numbers, and its regret curve is
+drawn beside yours. The true means are revealed after the last round.
+"""
+        ),
+        code(
+            """
+from dashboard.ui.play import PlayView
+
+PlayView.new(make_spec("cmab", d=6, m=2), ["AROQ-CMAB", "my-greedy"], horizon=30, seed=7)
+"""
+        ),
     ],
 )
 
