@@ -97,11 +97,11 @@ def test_local_run_step_stops_at_decision_points():
 def test_semiparametric_frames_carry_the_shift_and_the_instance():
     run = LocalRun(REQUESTS[2])
     run.poll()
-    run.request(target=500, seconds=1.0)
+    run.request(target=500, seconds=60.0)  # stops at the target
     frame = run.poll()
-    t, nu = frame.shift
+    t, nu = frame.result.shift
     assert frame.t == 500 and len(t) == len(nu) == 300 and t[-1] == 500
-    X, theta = frame.instance
+    X, theta = frame.result.features
     assert X.shape == (8, 4) and theta.shape == (4,)
 
 

@@ -36,24 +36,23 @@ def validate_alpha(value: Any) -> float:
     returns ``a`` with ``r^UCB(a) >= alpha max r^UCB``; alpha = 0 would promise nothing and
     make the alpha-regret ``sum_t alpha r(a*) - r(a_t)`` meaningless).
 
-    The single check used by the problem spec, the CLI and :class:`AlphaAROQ`.
+    The same range and sentence as the problem spec's ``alpha`` field (``low_open``), which the
+    CLI and the dashboard read; :class:`AlphaAROQ` uses this function directly.
 
     Raises
     ------
     ValueError
         One sentence naming the allowed range and the value given.
     """
+    message = f"alpha must be a number > 0 and <= 1, got {value!r}"  # as the spec's field
     if isinstance(value, bool):
-        raise ValueError(f"alpha must be a number in (0, 1], got {value!r}")
+        raise ValueError(message)
     try:
         a = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"alpha must be a number in (0, 1], got {value!r}") from None
-    if not (0.0 < a <= 1.0):  # also rejects nan
-        raise ValueError(
-            f"alpha must be in (0, 1] (the approximation factor of alpha-AROQ-CMAB's oracle; "
-            f"0 promises nothing), got {value!r}"
-        )
+        raise ValueError(message) from None
+    if not (0.0 < a <= 1.0):  # also rejects nan; 0 would promise nothing
+        raise ValueError(message)
     return a
 
 
