@@ -139,13 +139,13 @@ def test_a_killed_worker_gives_a_clear_message_and_run_works_again(cluster):
     victim = next(addr for addr, keys in where.items() if keys)
     pid = _client().run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
-    _tick_until(models, lambda: any(m.status == "error" for m in models), timeout=60)
+    _tick_until(models, lambda: any(m.status == "error" for m in models), timeout=120)
     hit = [m for m in models if m.status == "error"]
     for m in hit:
         assert "press Run to start again" in m.error and "\n" not in m.error
     for m in models:
         m.close()
-    _client().wait_for_workers(2, timeout=30)
+    _client().wait_for_workers(2, timeout=120)
     again = _model(1)
     again.run()
     _tick_until([again], lambda: again.status == "done")
