@@ -282,8 +282,10 @@ class SweepView(pn.viewable.Viewer):
     def _on_progress(self, p: SweepProgress) -> None:
         if self.result is None:
             return
-        if p.row is not None:
-            self.result.rows = sorted([*self.result.rows, p.row], key=lambda r: r.index)
+        if p.new_rows:
+            have = {r.index for r in self.result.rows}
+            fresh = [r for r in p.new_rows if r.index not in have]
+            self.result.rows = sorted([*self.result.rows, *fresh], key=lambda r: r.index)
             self._redraw()
             self._grid.object = self._grid_html()
         pct = int(100 * p.tasks_done / p.tasks_total) if p.tasks_total else 100
