@@ -273,9 +273,13 @@ class SweepView(pn.viewable.Viewer):
         self._schedule(self._on_done, res)
 
     def _schedule(self, fn: Any, arg: Any) -> None:
+        """Apply an update on the session's event loop (directly when there is none)."""
         doc = self._doc
         if doc is not None and getattr(doc, "session_context", None) is not None:
-            doc.add_next_tick_callback(lambda: fn(arg))
+            try:
+                doc.add_next_tick_callback(lambda: fn(arg))
+            except Exception:  # the session is gone (closed tab): nothing left to update
+                self._cancel.set()
         else:
             fn(arg)
 
