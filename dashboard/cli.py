@@ -48,7 +48,7 @@ def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
+def add_plugin_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--plugin",
         action="append",
@@ -59,7 +59,7 @@ def _add_plugin_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _load_plugins(specs: Sequence[str]) -> None:
+def load_plugins(specs: Sequence[str]) -> None:
     """Register the ``--plugin`` files/modules (one-line error for a bad plug-in)."""
     if not specs:
         return
@@ -93,7 +93,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
         description="Simulate R repetitions of one or more algorithms on one instance.",
     )
     p.add_argument("--problem", required=True, help="cmab or semiparametric")
-    _add_plugin_flag(p)
+    add_plugin_flag(p)
     p.add_argument(
         "--algorithm",
         action="append",
@@ -180,7 +180,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation.runner import simulate
 
     fmt = _check_format(args.format)
-    _load_plugins(args.plugin)
+    load_plugins(args.plugin)
     spec = _spec_from_args(args)
     result = simulate(
         spec,
@@ -208,7 +208,7 @@ def _add_algorithms(sub: argparse._SubParsersAction) -> None:
         help="list algorithms (with their constants), shifts, action families, reward models",
         description="Everything that can be simulated, as the classes declare it.",
     )
-    _add_plugin_flag(p)
+    add_plugin_flag(p)
     p.add_argument("--problem", help="only cmab or only semiparametric")
     p.add_argument("--format", default="table", help="json | table")
     p.set_defaults(func=_cmd_algorithms)
@@ -219,7 +219,7 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
     from .simulation import catalogue
 
     fmt = _check_format(args.format)
-    _load_plugins(args.plugin)
+    load_plugins(args.plugin)
     problem = None
     if args.problem is not None:
         problem = str(args.problem).strip().lower()

@@ -53,6 +53,9 @@ __all__ = [
 ENTRY_POINT_GROUP = "bandit_dashboard.algorithms"
 
 _loaded_entry_points = False
+#: What :func:`load_plugin` loaded, in order (absolute file paths or module names), so other
+#: processes (Dask workers) can load the same plug-ins.
+LOADED_SPECS: list[str] = []
 
 
 def register_algorithm(cls: type, *, replace: bool = False) -> type:
@@ -153,6 +156,7 @@ def load_plugin(spec: str) -> list[str]:
     spec = str(spec).strip()
     if not spec:
         raise ValueError("--plugin needs a file path or a module name")
+    is_file = spec.endswith(".py") or Path(spec).is_file()
     try:
         module = _import(spec)
     except ValueError:
@@ -171,7 +175,18 @@ def load_plugin(spec: str) -> list[str]:
             f"plug-in {spec!r} defines no declared algorithm, shift, action family or reward "
             "model (see docs/PLUGINS.md)"
         )
+    key = str(Path(spec).resolve()) if is_file else spec
+    if key not in LOADED_SPECS:
+        LOADED_SPECS.append(key)
     return names
+
+
+def registered_plugin_classes() -> list[type]:
+    """Every class registered as a plug-in in this process (algorithms and components)."""
+    classes = [i.cls for i in registry.ALGORITHMS.values() if i.plugin]
+    for reg in (SHIFTS, FAMILY_REGISTRY, REWARD_MODELS):
+        classes += [reg.get(n) for n in reg.names(plugins_only=True)]
+    return classes
 
 
 def load_entry_points(group: str = ENTRY_POINT_GROUP) -> None:

@@ -6,7 +6,7 @@ an optional password (Panel's built-in basic auth), and where simulations run:
 
 * default: an embedded Dask ``LocalCluster`` sized to the machine, started here before the
   server and shared by every session (with ``--num-procs`` the server processes share it too:
-  its address is handed to them through :data:`~dashboard.simulation.cluster.SCHEDULER_ENV`);
+  its address is handed to them through :data:`~dashboard.simulation.engine.ENV_SCHEDULER`);
 * ``--scheduler tcp://host:8786``: a cluster the instructor already runs (``dask scheduler``
   and ``dask worker tcp://host:8786`` on every machine that should help);
 * ``--in-process``: no Dask, every run in the server process (one user, a laptop).
@@ -95,6 +95,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="file holding the class password (Panel basic auth); keep it out of the shell history",
     )
     p.add_argument("--show", action="store_true", help="open a browser on the server machine")
+    from .cli import add_plugin_flag
+
+    add_plugin_flag(p)  # your own policies/shifts, for every session (and every Dask worker)
     p.set_defaults(func=_cmd_serve)
     return p
 
@@ -112,6 +115,9 @@ def _read_password(path: str | None) -> str | None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from .cli import load_plugins
+
+    load_plugins(args.plugin)
     password = _read_password(args.password_file)
     serve(
         address=args.address,
@@ -137,16 +143,18 @@ def prepare_engine(
     """Settle where sessions run and export it to this process's environment (inherited by
     ``--num-procs`` children).  Starts the embedded cluster now, so the first student does not
     wait for it.  Returns the variables set."""
-    from .simulation.cluster import SCHEDULER_ENV, get_client, scheduler_address
+    from .simulation.engine import ENV_SCHEDULER, check_address, get_client
 
     env: dict[str, str] = {}
     if in_process:
         env[ENGINE_ENV] = "in-process"
     else:
         env[ENGINE_ENV] = "dask"
-        addr = scheduler_address(scheduler)
+        addr = scheduler or os.environ.get(ENV_SCHEDULER) or None
+        if addr:
+            check_address(addr)
         client = get_client(scheduler=addr, workers=workers)
-        env[SCHEDULER_ENV] = addr or client.scheduler.address
+        env[ENV_SCHEDULER] = addr or client.scheduler.address
     if max_work is not None:
         env[MAX_WORK_ENV] = str(int(max_work))
     os.environ.update(env)

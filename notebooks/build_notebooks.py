@@ -3,6 +3,8 @@
 Run ``python notebooks/build_notebooks.py`` after editing; the ``.ipynb`` files are generated,
 so edit here, not in Jupyter.  Every notebook starts with the extensions, then a parameter cell
 ``SCALE = os.environ.get("NOTEBOOK_SCALE", "classroom")`` (``"paper"`` for full size).
+The setup cell calls ``pn.extension("mathjax")`` *before* ``hv.extension("bokeh")`` (the other
+order loads Bokeh without its MathJax bundle, and the dashboard's math never renders).
 Exercise solutions are code cells tagged ``solution`` with ``source_hidden`` set, under a
 "Solution" header, so JupyterLab shows them collapsed.
 """
@@ -23,8 +25,10 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
-hv.extension("bokeh")
-pn.extension()"""
+# Panel first, with MathJax: the dashboard's lesson text is typeset by Bokeh's MathJax bundle,
+# which is only sent to the browser if it is requested before HoloViews loads Bokeh.
+pn.extension("mathjax")
+hv.extension("bokeh")"""
 
 PARAMS = """\
 # Parameters: "classroom" keeps every run to seconds; "paper" uses the papers' sizes.
@@ -110,8 +114,9 @@ print(result.to_table())
 ## When does AROQ-CMAB call the oracle?
 
 Each tick is an oracle call (run 1). CUCB's calls fill the row (one per round); AROQ-CMAB's
-calls thin out as epochs double in length (Algorithm 1: a new epoch for arm `i` starts when
-`|T_i(tau)| >= 1 + sqrt(T m |T_i(tau-1)| / d)`).
+calls thin out as its epochs lengthen towards `Tm/d` (Algorithm 1: a new epoch for arm `i`
+starts when `|T_i(tau)| >= 1 + sqrt(T m |T_i(tau-1)| / d)`; the lengths converge to `Tm/d`
+and the shortfall `(Tm/d) / x_tau` is square-rooted at every epoch, Lemma 2).
 """
         ),
         code("plots.oracle_timeline(result)"),
@@ -396,6 +401,26 @@ print(f"DEO: ||x_i - x_1|| <= {deo.max_norm_to_anchor:.2f} (bound 2 sqrt(d) = "
       f"(bound {deo.bound_4_sqrt_d:.2f})")
 hv.Bars((np.arange(K), deo.weights), "arm", "weight").opts(
     title="DEO weights (half on the anchor x_1 = arm 0)", responsive=True, height=300)
+"""
+        ),
+        md(
+            """
+How far is DEO from the best possible design? The paper calls Definition 2 non-convex, but it
+is an ordinary G-optimal design in disguise: with lifted features `z_i = (1, x_i)`,
+`z_i^T M(p)^-1 z_i = 1 + ||x_i - xbar_p||^2_(Sigma_p^-1)`, so the G-optimal design of the `z_i`
+(max leverage `r + 1`) reaches the optimum `sqrt(r)` of Definition 2 with `mu = xbar_p`, and no
+design does better (the average of `||x_i - mu||^2` under `p` is already `>= r`). DEO is a
+closed-form factor-2 approximation of it (Theorem 1, with `mu = x_1`).
+"""
+        ),
+        code(
+            """
+lifted = g_optimal_design(np.hstack([np.ones((K, 1)), inst.X]), tol=1e-6)
+exact = design_report(inst.X, lifted.weights, anchor=0)
+r = deo.span_dimension
+print(f"exact optimum of Definition 2: {exact.max_norm_to_mean:.3f} = sqrt(r) = {r ** 0.5:.3f}")
+print(f"DEO with mu = xbar: {deo.max_norm_to_mean:.3f}; with mu = x_1: "
+      f"{deo.max_norm_to_anchor:.3f} <= 2 sqrt(r) = {2 * r ** 0.5:.3f}")
 """
         ),
         md(

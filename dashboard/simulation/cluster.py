@@ -46,14 +46,18 @@ def default_workers() -> int:
 
 def scheduler_address(scheduler: str | None = None) -> str | None:
     """The scheduler to use: the argument, else :data:`SCHEDULER_ENV`, else ``None``
-    (embedded cluster).  ValueError for an address that is not ``tcp://``/``tls://``/
-    ``inproc://``/``ucx://`` followed by a host."""
+    (embedded cluster).  ValueError for an address that is not ``tcp://HOST:PORT`` or
+    ``tls://HOST:PORT`` (``inproc://`` and ``ucx://`` addresses are passed on as they are)."""
     addr = scheduler if scheduler is not None else os.environ.get(SCHEDULER_ENV)
     if addr is None or not str(addr).strip():
         return None
     addr = str(addr).strip()
     proto, sep, rest = addr.partition("://")
-    if not sep or proto not in ("tcp", "tls", "inproc", "ucx") or not rest or len(addr) > 300:
+    ok = bool(sep) and proto in ("tcp", "tls", "inproc", "ucx") and bool(rest) and len(addr) <= 300
+    if ok and proto in ("tcp", "tls"):
+        host, colon, port = rest.rpartition(":")
+        ok = bool(colon and host.strip("[]")) and port.isdigit() and 0 < int(port) < 65536
+    if not ok:
         raise ValueError(
             f"scheduler address must look like tcp://HOST:PORT (got {addr[:60]!r}); "
             f"start one with `dask scheduler`"

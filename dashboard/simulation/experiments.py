@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +52,7 @@ from ..algorithms.base import validate_int
 from .results import SimulationResult
 from .runner import time_grid
 from .specs import SemiparametricSpec, make_spec
+from .theory import estimation_error, pac_bound
 from .tuning import run_panel
 
 __all__ = [
@@ -351,7 +351,7 @@ class PACResult:
     @property
     def bound(self) -> float:
         """The reference line of Appendix I.2, ``10 sqrt(d log K)``."""
-        return 10.0 * math.sqrt(self.d * math.log(self.K))
+        return pac_bound(self.d, self.K)
 
     def fraction_below_bound(self, t_min: int = 1) -> float:
         """Fraction of recorded (run, t >= t_min) values with ``sqrt(t) e_t <= bound``."""
@@ -440,7 +440,6 @@ def pure_exploration_errors(
     p = p / p.sum()
     cdf = np.cumsum(p)
     Z = X - p @ X  # centred features z_i = x_i - xbar_p
-    B = X - X[anchor]  # b_i = x_i - x_1
     inst = SemiparametricInstance(X, theta)
     shift_obj = make_shift(shift, seed=seed)
     t_all = np.arange(1, int(grid[-1]) + 1, dtype=np.int64)
@@ -460,7 +459,7 @@ def pure_exploration_errors(
         V = np.einsum("gk,kd,ke->gde", counts.astype(float), Z, Z)
         b = sums @ Z
         theta_hat = np.linalg.solve(V + beta[:, None, None] * eye, b[:, :, None])[:, :, 0]
-        errors[r] = np.abs((theta_hat - theta) @ B.T).max(axis=1)
+        errors[r] = estimation_error(X, theta, theta_hat, anchor)
     return PACResult(
         d=d,
         K=K,

@@ -245,12 +245,15 @@ class DaskRun(RunHandle):
     Parameters
     ----------
     client : distributed.Client
-        A synchronous client (e.g. :func:`dashboard.simulation.cluster.get_client`).
+        A synchronous client (e.g. :func:`dashboard.simulation.engine.get_client`).
     request : RunRequest
         What to run.  The first frame (round 0) is requested at once.
     """
 
     def __init__(self, client: Any, request: RunRequest) -> None:
+        from .plugin_sharing import ensure_shared
+
+        ensure_shared(client)  # plug-in algorithms and shifts must exist on the workers too
         self._client = client
         self._actor_future: Any = client.submit(SimulationActor, request, actor=True, pure=False)
         self._actor: Any = None
@@ -276,7 +279,13 @@ class DaskRun(RunHandle):
         if fut.status != "finished":
             self._fail()
             raise RunLost("the worker holding this run stopped; press Run to start again")
-        self._actor = fut.result()
+        proxy = fut.result()
+        # Bind the proxy to *this* client: the shared client is not the process default, and a
+        # proxy unpickled without a current client cannot call its actor.
+        from distributed.actor import Actor
+
+        with self._client.as_current():
+            self._actor = Actor(SimulationActor, proxy._address, fut.key)
         return True
 
     def _fail(self) -> None:

@@ -95,6 +95,10 @@ class SimulationResult:
     t: int
     results: list[AlgorithmResult]
     instance: dict[str, Any] = field(default_factory=dict)
+    #: ``(X, theta*)`` of a semiparametric instance (arrays for plots; not exported)
+    features: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    #: ``(t, nu_t)`` over the most recent rounds of run 1 (semiparametric; not exported)
+    shift: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     reps: list[int] | None = None
 
     def __post_init__(self) -> None:
@@ -259,4 +263,6 @@ def merge_results(
         results=merged,
         instance=first.instance,
         reps=reps,
+        features=first.features,
+        shift=first.shift,
     )

@@ -417,6 +417,29 @@ class Simulation:
             out["mu"] = np.round(model.mu, 6).tolist()
         return out
 
+    def instance_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(X, theta*)`` of a semiparametric instance, else ``None``."""
+        if self.spec.problem != "semiparametric":
+            return None
+        inst = self.built[0]
+        return np.asarray(inst.X, dtype=float), np.asarray(inst.theta, dtype=float)
+
+    def shift_trace(self, rounds: int = 300) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(t, nu_t)`` of run 1 over the last ``rounds`` simulated rounds (semiparametric
+        only; ``None`` otherwise)."""
+        if self.spec.problem != "semiparametric":
+            return None
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        env = self.groups[0].envs[0] if self.groups else None
+        if self.t < 1 or env is None or not hasattr(env, "shift_values"):
+            return empty
+        hi = min(self.t, int(getattr(env, "t_played", self.t)))
+        t = np.arange(max(1, hi - rounds + 1), hi + 1, dtype=np.int64)
+        try:
+            return t, np.asarray(env.shift_values(t), dtype=float)
+        except ValueError:
+            return empty
+
     def result(self) -> SimulationResult:
         """The results so far (exact values at the recorded grid rounds up to ``t``)."""
         times = np.array(self._times, dtype=np.int64)
@@ -461,6 +484,8 @@ class Simulation:
             results=out,
             instance=self.instance_summary(),
             reps=list(self.reps),
+            features=self.instance_arrays(),
+            shift=self.shift_trace(),
         )
 
 

@@ -27,66 +27,33 @@ docs/ARCHITECTURE.md).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-import holoviews as hv
-import numpy as np
 import panel as pn
 import param
-from bokeh.models import Range1d
 
-from . import plots
+from .board import PlotBoard
 from .live import LivePlot
 from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
+from .plots import PlotModule
+from .safe import escape
+from .server import guard_panel_query_parser, quiet_closed_connections
+from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
 
-#: Configuration parameters kept in the URL (parameter name -> query key).
-URL_PARAMETERS: dict[str, str] = {
-    p: p
-    for p in (
-        "problem",
-        "d",
-        "m",
-        "actions",
-        "reward",
-        "oracle_delay",
-        "alpha",
-        "K",
-        "shift",
-        "magnitude",
-        "gap",
-        "noise",
-        "algorithms",
-        "horizon",
-        "runs",
-        "seed",
-        "speed",
-        "log_axes",
-        "constants",
-    )
-}
+#: Configuration parameters kept in the URL (parameter name -> query key): Config's own
+#: parameters (see :func:`dashboard.ui.urlstate.url_keys`), read key by key with a notice per
+#: refused key by :class:`~dashboard.ui.urlstate.UrlSync`.
+URL_PARAMETERS: dict[str, str] = url_keys(Config)
 
 _PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": "semiparametric"}
 _SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "max": "max"}
-
-_CAPTIONS = {
-    "timeline": "One tick per call at its round t; the calls of one parallel (adaptivity) round "
-    "form one taller tick; a band means one call in every round.",
-    "complexity": "Mean over runs. Solid: queries (number of calls); dashed: adaptivity "
-    "(sequential rounds of calls). Grey: the references T and d log log T.",
-    "surviving": "Blue: alive, grey: eliminated, orange: optimal action / best arm "
-    "(red if it was eliminated).",
-    "weights": "The design p the phase samples arms from. Orange: best arm, grey: anchor x_1.",
-    "pac": "Each dot is one phase of one run: √t times the worst error of the estimated "
-    "gaps to the anchor.",
-    "shift": "The shift ν_t added to every arm's reward (it cancels in the regret).",
-    "wall": "Seconds spent inside oracle calls / expensive computations vs the rest.",
-}
 
 #: Page CSS: projector-sized widgets (Bokeh widgets read ``--bokeh-font-size`` through their
 #: shadow roots; custom properties inherit), Markdown at 15px.
@@ -160,6 +127,8 @@ class DashboardApp(pn.viewable.Viewer):
         Wall time one frame should cost (simulation + snapshot + plot update): the simulation
         budget of a frame is ``frame_target`` minus the measured cost of the rest (a moving
         average), between ``min(0.01, frame_seconds)`` and ``frame_seconds``.
+    plot_modules : list of PlotModule, optional
+        The plots of the board (default :data:`dashboard.ui.plots.PLOTS`).
     first_frame_seconds : float
         Simulation budget of the first frame, computed inside the Run click itself (so the
         plots show data as soon as Run returns, whatever T is).
@@ -176,6 +145,7 @@ class DashboardApp(pn.viewable.Viewer):
         frame_seconds: float = 0.05,
         frame_target: float = 0.085,
         first_frame_seconds: float = 0.02,
+        plot_modules: list[PlotModule] | None = None,
         **params: Any,
     ) -> None:
         config = config if config is not None else Config()
@@ -188,8 +158,11 @@ class DashboardApp(pn.viewable.Viewer):
         self._overhead = 0.0  # moving average of a frame's cost outside the simulation
         self._callback: Any = None
         self._tick_lock = threading.Lock()
+        self._quiet_status = False
+        #: the session's document (None headless); Bokeh models change only on its thread
+        self._doc = pn.state.curdoc
         self._sim_id: int | None = None
-        self._event_counts: dict[str, int] | None = None
+        self.board = PlotBoard(plot_modules)
         self._lessons = _load_lessons()
         self._build_widgets()
         self._build_plots()
@@ -238,8 +211,7 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.algorithm_select = pn.widgets.MultiChoice(
             label=f"Algorithms (up to {MAX_ALGORITHMS})",
-            options=list(c.algorithm_options),
-            value=list(c.algorithms),
+            **_algorithm_choices(c),
             max_items=MAX_ALGORITHMS,
             css_classes=["algorithm-select"],
             sizing_mode="stretch_width",
@@ -285,6 +257,10 @@ class DashboardApp(pn.viewable.Viewer):
         )
         self.notice = pn.pane.Alert(
             "", alert_type="info", css_classes=["notice-alert"], visible=False
+        )
+        #: what the page address asked for and did not get (one escaped line per key)
+        self.url_notice = pn.pane.Alert(
+            "", alert_type="warning", css_classes=["url-notice"], visible=False
         )
         self.download = pn.widgets.FileDownload(
             callback=self._csv,
@@ -351,16 +327,15 @@ class DashboardApp(pn.viewable.Viewer):
         css = [f"constant-{algorithm}-{knob.name}".replace(" ", "-")]
         if knob.kind == "choice":
             widget = pn.widgets.Select(
-                label=knob.label, options=list(knob.choices), value=value, css_classes=css
+                label=knob.label, options=list(knob.choices), css_classes=css
             )
         elif knob.kind == "int":
             widget = pn.widgets.IntInput(
-                label=knob.label, value=value, placeholder="auto", css_classes=css
+                label=knob.label, value=None, placeholder="auto", css_classes=css
             )
         else:
-            widget = pn.widgets.FloatInput(
-                label=knob.label, value=value, step=0.05, css_classes=css
-            )
+            widget = pn.widgets.FloatInput(label=knob.label, value=None, step=0.05, css_classes=css)
+        _show_value(widget, value)
         widget.sizing_mode = "stretch_width"
 
         def changed(event: Any, algorithm: str = algorithm, name: str = knob.name) -> None:
@@ -378,7 +353,7 @@ class DashboardApp(pn.viewable.Viewer):
             knobs = CONSTANTS.get(algorithm, ())
             if not knobs:
                 continue
-            groups.append(pn.pane.Markdown(f"**{algorithm}**", margin=(8, 10, 0, 10)))
+            groups.append(pn.pane.Markdown(f"**{escape(algorithm)}**", margin=(8, 10, 0, 10)))
             for knob in knobs:
                 widget = self._constant_widget(algorithm, knob)
                 self._constant_widgets[(algorithm, knob.name)] = widget
@@ -395,7 +370,7 @@ class DashboardApp(pn.viewable.Viewer):
             for (algorithm, name), widget in self._constant_widgets.items():
                 value = self.config.constant(algorithm, name)
                 if widget.value != value:
-                    widget.value = value
+                    _show_value(widget, value)
         finally:
             self._syncing_constants = False
         self._show_constant_errors()
@@ -403,7 +378,7 @@ class DashboardApp(pn.viewable.Viewer):
     def _show_constant_errors(self) -> None:
         errors = self.config._check_constants()
         self.constants_alert.param.update(
-            object=" ".join(errors) + (" Fix this to enable Run." if errors else ""),
+            object=_escape_all(errors) + (" Fix this to enable Run." if errors else ""),
             visible=bool(errors),
         )
         if errors:
@@ -439,7 +414,9 @@ class DashboardApp(pn.viewable.Viewer):
             rows.append(
                 pn.Row(
                     button,
-                    pn.pane.Markdown(le.title, styles={"font-size": "16px"}, margin=(4, 10)),
+                    pn.pane.Markdown(
+                        escape(le.title), styles={"font-size": "16px"}, margin=(4, 10)
+                    ),
                     sizing_mode="stretch_width",
                 )
             )
@@ -465,123 +442,32 @@ class DashboardApp(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ plots
     def _build_plots(self) -> None:
-        """(Re)create the live plots for the current configuration (fixed layer structure).
+        """(Re)create the live plots for the current configuration (the board iterates the
+        plot modules; time plots share one x range, except the log-log regret plot)."""
+        c, m = self.config, self.run_model
+        self.board.rebuild(c.algorithms, c.problem, c.log_axes, m.result, m.horizon or c.horizon)
 
-        Time plots share one x range (linked pan / zoom), except the log-log regret plot.
-        """
-        for old in getattr(self, "plots", {}).values():
-            old.close()
-        names = list(self.config.algorithms)
-        problem = self.config.problem
-        log = bool(self.config.log_axes)
-        result = self.run_model.result
-        horizon = self.run_model.horizon or self.config.horizon
-        self.x_range = Range1d(0, horizon, name="time-range")
-        shared = {"x_range": self.x_range}
-        self.plots: dict[str, LivePlot] = {
-            "regret": LivePlot(
-                "regret",
-                lambda data: plots.regret_plot(data, names, log_axes=log),
-                data=result,
-                on_render=_name_regret_renderers(names),
-                frames=lambda data: plots.regret_frames(data, names, log_axes=log),
-                y_keys=("regret", "regret_hi"),
-                **({} if log else shared),
-            ),
-            "timeline": LivePlot(
-                "timeline",
-                lambda data: plots.oracle_timeline(data, names),
-                result,
-                frames=lambda data: plots.timeline_frames(data, names),
-                **shared,
-            ),
-            "complexity": LivePlot(
-                "complexity",
-                lambda data: plots.complexity_plot(data, names),
-                result,
-                frames=lambda data: plots.complexity_frames(data, names),
-                y_keys=("calls",),
-                **shared,
-            ),
-            "surviving": LivePlot(
-                "surviving",
-                lambda data: plots.surviving_plot(data, problem),
-                result,
-                frames=lambda data: plots.surviving_frames(data, problem),
-                title=plots.surviving_title,
-                y_keys=("arm", "arm_end"),
-                y_pad=0.0,
-                autoscale_x=True,
-                x_keys=("epoch", "epoch_end"),
-            ),
-        }
-        if self.config.problem == "semiparametric":
-            self.plots["weights"] = LivePlot(
-                "weights",
-                plots.design_weights_plot,
-                result,
-                frames=plots.design_weights_frames,
-                title=plots.design_weights_title,
-                y_keys=("y1",),
-                autoscale_x=True,
-                x_keys=("x0", "x1"),
-            )
-            self.plots["pac"] = LivePlot(
-                "pac",
-                lambda data: plots.pac_plot(*(data or (None, None, None)), names),
-                None,
-                **shared,
-            )
-            self.plots["shift"] = LivePlot(
-                "shift",
-                lambda data: plots.shift_plot(*(data or (np.zeros(0), np.zeros(0)))),
-                None,
-                autoscale_x=True,
-                frames=lambda data: plots.shift_frames(*(data or (np.zeros(0), np.zeros(0)))),
-                y_keys=("nu",),
-            )
-        self.plots["wall"] = LivePlot(
-            "wall",
-            lambda data: plots.wall_time_plot(data, names),
-            result,
-            frames=lambda data: plots.wall_time_frames(data, names),
-            autoscale_x=True,
-            x_keys=("s0", "s1"),
-            x_pad=0.05,
-        )
-        self._event_counts: dict[str, int] | None = None
-        self._events_shown = False
-        self._frames = 0
-        self._plots_structure = self._structure()
-        self.panes = {key: lp.pane for key, lp in self.plots.items()}
-        if hasattr(self, "plot_area"):
-            self.plot_area.objects = [self.welcome, *self._plot_cards()]
+    @property
+    def plots(self) -> dict[str, LivePlot]:
+        """Plot key -> live plot on the board."""
+        return self.board.plots
 
-    def _plot_cards(self) -> list[Any]:
-        """The regret plot across the full width, the other plots two per row, each with a
-        one-line caption explaining its encoding."""
-        cards = []
-        for key, pane in self.panes.items():
-            if key == "regret":
-                continue
-            caption = _CAPTIONS.get(key, "")
-            cards.append(
-                pn.Column(
-                    pane,
-                    pn.pane.Markdown(caption, styles={"font-size": "15px"}, margin=(0, 10)),
-                    sizing_mode="stretch_width",
-                )
-            )
-        lesson_open = (
-            getattr(self, "lesson_column", None) is not None and self.lesson_column.visible
-        )
-        self._grid = pn.GridBox(
-            *cards, ncols=1 if lesson_open else 2, sizing_mode="stretch_width", name="plots"
-        )
-        return [self.panes["regret"], self._grid]
+    @property
+    def panes(self) -> dict[str, Any]:
+        """Plot key -> its pane."""
+        return self.board.panes
+
+    @property
+    def x_range(self) -> Any:
+        """The time axis shared by the time plots."""
+        return self.board.x_range
+
+    @property
+    def _plots_structure(self) -> tuple[Any, ...] | None:
+        return self.board.structure
 
     def _build_layout(self) -> None:
-        self.plot_area = pn.Column(self.welcome, *self._plot_cards(), sizing_mode="stretch_width")
+        self.plot_area = pn.Column(self.welcome, self.board, sizing_mode="stretch_width")
         self.lesson_column = pn.Column(
             self.lesson_pane, width=430, visible=False, scroll=True, max_height=1400
         )
@@ -603,6 +489,7 @@ class DashboardApp(pn.viewable.Viewer):
             self.progress_text,
             self.progress_bar,
             self.alert,
+            self.url_notice,
             self.notice,
             self.download,
             pn.layout.Divider(),
@@ -658,14 +545,14 @@ class DashboardApp(pn.viewable.Viewer):
         self._stop_timer()
         self.run_model.reset()
         self._sim_id = None
+        self._in_document(self._show_reset)
+
+    def _show_reset(self) -> None:
         if self._structure() != self._plots_structure:
             self._build_plots()
         else:
             with pn.io.hold():
-                for lp in self.plots.values():
-                    lp.send(None)
-            self._event_counts = None
-            self._events_shown = False
+                self.board.clear()
         self._on_status()
 
     def dispose(self) -> None:
@@ -673,8 +560,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._stop_timer()
         self._callback = None
         self.run_model.close()
-        for lp in self.plots.values():
-            lp.close()
+        self.board.close()
 
     def tick(self) -> bool:
         """One streaming frame: advance the simulation and push the snapshot to the plots.
@@ -684,19 +570,33 @@ class DashboardApp(pn.viewable.Viewer):
         if not self._tick_lock.acquire(blocking=False):
             return False
         try:
+            if not self._page_connected():
+                return False  # the page is gone: push nothing (dispose() ends the run)
             budget = self.frame_budget()
             start = time.perf_counter()
-            # one browser update per frame: the progress text ("done") and the data it
-            # describes reach the page together, never the status first
-            with pn.io.hold():
-                changed = self.run_model.tick(budget)
-                pushed = time.perf_counter()
+            if not self._needs_document_callback():
+                # one browser update per frame: the progress text ("done") and the data it
+                # describes reach the page together, never the status first
+                with pn.io.hold():
+                    changed = self.run_model.tick(budget)
+                    pushed = time.perf_counter()
+                    if changed:
+                        self._push(full=self.run_model.status != "running")
                 if changed:
-                    self._push(full=self.run_model.status != "running")
-            if changed:
-                end = time.perf_counter()
-                overhead = max(pushed - start - budget, 0.0) + (end - pushed)
-                self._overhead = 0.7 * self._overhead + 0.3 * overhead
+                    end = time.perf_counter()
+                    overhead = max(pushed - start - budget, 0.0) + (end - pushed)
+                    self._overhead = 0.7 * self._overhead + 0.3 * overhead
+            else:
+                # a worker thread (``--num-threads``): simulate here, change the document on
+                # the event loop under its lock; the status follows with the data
+                self._quiet_status = True
+                try:
+                    changed = self.run_model.tick(budget)
+                finally:
+                    self._quiet_status = False
+                if changed:
+                    full = self.run_model.status != "running"
+                    self._in_document(lambda: self._push(full=full))
             if self.run_model.status != "running":
                 self._stop_timer()
             return changed
@@ -763,15 +663,18 @@ class DashboardApp(pn.viewable.Viewer):
         return (c.problem, tuple(c.algorithms), bool(c.log_axes))
 
     def _after_start(self) -> None:
-        """A new simulation started: reuse the plots if their layers still fit, else rebuild."""
+        """A new simulation started: reuse the plots if their layers still fit, else rebuild
+        (on the document's thread, under its lock)."""
+        self._in_document(self._show_start)
+
+    def _show_start(self) -> None:
         sim = self.run_model.sim
         if sim is not None and id(sim) != self._sim_id:
             self._sim_id = id(sim)
             if self._structure() != self._plots_structure:
                 self._build_plots()
             else:
-                self.x_range.update(start=0, end=sim.horizon)
-                self._event_counts = None
+                self.board.reset_range(sim.horizon)
         self._push()
 
     def _start_timer(self) -> None:
@@ -788,43 +691,50 @@ class DashboardApp(pn.viewable.Viewer):
             cb.stop()
 
     def _push(self, full: bool = True) -> None:
-        """Send the latest snapshot to the plots (one batched Bokeh message).
-
-        The regret, complexity and shift plots update every frame; the oracle timeline every
-        second frame, the wall-time bars every fifth; event plots (surviving arms, DEO
-        weights, PAC view) only when a new epoch / phase event arrived.  ``full`` forces all.
-        """
-        m = self.run_model
-        result = m.result
-        self._frames += 1
-        counts = (
-            {}
-            if result is None
-            else {
-                r.algorithm: sum(e.kind in ("epoch", "phase") for ev in r.events for e in ev)
-                for r in result.results
-            }
-        )
-        events_changed = counts != self._event_counts
-        if events_changed and not any(counts.values()) and not self._events_shown:
-            events_changed = False  # still no epoch / phase: the event plots are already empty
-        self._event_counts = counts
-        every = {"timeline": 2, "wall": 5}
+        """Send the latest snapshot to the plots due this frame (one batched Bokeh message);
+        each plot module declares its cadence (see :class:`~dashboard.ui.board.PlotBoard`)."""
         with pn.io.hold():
-            for key in ("regret", "complexity", "timeline", "wall"):
-                if full or self._frames % every.get(key, 1) == 0:
-                    self.plots[key].send(result)
-            if events_changed:
-                self._events_shown = any(counts.values())
-                self.plots["surviving"].send(result)
-                if "weights" in self.plots:
-                    self.plots["weights"].send(result)
-                arrays = m.instance_arrays()
-                if "pac" in self.plots and arrays is not None:
-                    self.plots["pac"].send((result, *arrays))
-            if "shift" in self.plots:
-                self.plots["shift"].send(m.shift_window())
+            self.board.push(self.run_model.result, full=full)
             self._on_status()
+
+    def _session(self) -> Any:
+        ctx = getattr(self._doc, "session_context", None)
+        return None if ctx is None else ctx.session
+
+    def _page_connected(self) -> bool:
+        """False once a served page's socket closed (or its session ended): frames would be
+        pushed to a closed websocket, which Tornado logs as tracebacks.  Always True without
+        a server (notebook, headless)."""
+        ctx = getattr(self._doc, "session_context", None)
+        if ctx is None:
+            return True
+        session = ctx.session
+        if session is None:  # the session is being created: no page yet, nothing streams
+            return True
+        return not session.destroyed and session.connection_count > 0
+
+    def _needs_document_callback(self) -> bool:
+        """Whether this thread must not change the served document directly (a worker
+        thread of ``--num-threads``; the event loop's own callbacks hold the lock)."""
+        if getattr(self._doc, "session_context", None) is None:
+            return False
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return True
+        return False
+
+    def _in_document(self, change: Callable[[], None]) -> None:
+        """Run ``change`` now if this thread may change the document, else on the event
+        loop with the document lock held (Bokeh's next-tick callback); dropped if the session
+        has ended."""
+        if not self._needs_document_callback():
+            change()
+            return
+        session = self._session()
+        if session is not None and session.destroyed:
+            return
+        self._doc.add_next_tick_callback(change)
 
     def _lesson(self) -> Any:
         slug = self.lesson_select.value
@@ -842,29 +752,35 @@ class DashboardApp(pn.viewable.Viewer):
         lesson = self._lesson()
         self.load_preset_button.disabled = lesson is None
         self.lesson_column.visible = lesson is not None
-        self._grid.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
+        self.board.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
         self.lesson_pane.object = "" if lesson is None else _lesson_text(lesson)
         self._on_status()
 
     def _on_algorithm_widget(self, event: Any) -> None:
-        if list(event.new) != list(self.config.algorithms):
+        if not getattr(self, "_showing_algorithms", False) and list(event.new) != list(
+            self.config.algorithms
+        ):
             self.config.algorithms = list(event.new)
 
     def _on_algorithms_param(self, event: Any) -> None:
         self._build_constant_widgets()
         if list(event.new) != list(self.algorithm_select.value):
-            options = list(self.config.algorithm_options)
-            extra = [a for a in event.new if a not in options]
-            self.algorithm_select.param.update(options=options + extra, value=list(event.new))
+            self._show_algorithms()
+
+    def _show_algorithms(self) -> None:
+        """The model's algorithms into the widget (never written back from here)."""
+        self._showing_algorithms = True
+        try:
+            self.algorithm_select.param.update(**_algorithm_choices(self.config))
+        finally:
+            self._showing_algorithms = False
 
     def _on_config(self, *_: Any) -> None:
         c = self.config
         cmab = c.problem == "cmab"
         self.cmab_widgets.visible = cmab
         self.sp_widgets.visible = not cmab
-        options = list(c.algorithm_options)
-        extra = [a for a in c.algorithms if a not in options]
-        self.algorithm_select.param.update(options=options + extra, value=list(c.algorithms))
+        self._show_algorithms()
         if hasattr(self, "constants_alert"):
             self._show_constant_errors()
         self._on_status()
@@ -883,15 +799,24 @@ class DashboardApp(pn.viewable.Viewer):
             and set(c.algorithms) <= set(c.algorithm_options)  # not mid-update of the problem
             and self._structure() != self._plots_structure
         ):
-            with pn.io.hold():
-                self._build_plots()
-            self._on_status()
+
+            def rebuild() -> None:
+                with pn.io.hold():
+                    self._build_plots()
+                self._on_status()
+
+            self._in_document(rebuild)
 
     def _on_log_axes(self, *_: Any) -> None:
-        self._build_plots()
-        self._push()
+        def rebuild() -> None:
+            self._build_plots()
+            self._push()
+
+        self._in_document(rebuild)
 
     def _on_status(self, *_: Any) -> None:
+        if self._quiet_status:
+            return  # a worker thread's frame: the document callback shows the status
         m, c = self.run_model, self.config
         status = m.status
         self.run_button.disabled = not c.valid
@@ -909,7 +834,7 @@ class DashboardApp(pn.viewable.Viewer):
         notices = m.notices()
         if (
             m.result is not None
-            and hasattr(self, "_plots_structure")
+            and self._plots_structure is not None
             and self._structure() != self._plots_structure
         ):
             # idle plots follow the settings at once; a run's plots stay until Run or Reset
@@ -918,16 +843,26 @@ class DashboardApp(pn.viewable.Viewer):
                 f"The plots show the run that {verb} with the previous problem or algorithms: "
                 "press Run for the new settings (Reset clears the plots)."
             )
-        self.notice.param.update(object=" ".join(notices), visible=bool(notices))
+        self.notice.param.update(object=_escape_all(notices), visible=bool(notices))
         if status == "error" and m.error:
             self._show_alert(m.error, "danger")
         elif c.errors:
-            self._show_alert(" ".join(c.errors) + " Fix this to enable Run.", "warning")
+            self._show_alert(c.errors, "warning", suffix=" Fix this to enable Run.")
         else:
             self.alert.visible = False
 
-    def _show_alert(self, text: str, kind: str) -> None:
-        self.alert.param.update(object=text, alert_type=kind, visible=True)
+    def show_url_notices(self, notices: list[str]) -> None:
+        """Show what the page address asked for and did not get (one line per refused key,
+        escaped: the address is user input); an empty list hides the notice."""
+        text = "\n".join(f"- {escape(n, 400)}" for n in notices)
+        self.url_notice.param.update(object=text, visible=bool(notices))
+
+    def _show_alert(self, text: str | list[str], kind: str, suffix: str = "") -> None:
+        """Show plain sentences in the alert; they are escaped (they quote user input)."""
+        sentences = [text] if isinstance(text, str) else list(text)
+        self.alert.param.update(
+            object=_escape_all(sentences) + suffix, alert_type=kind, visible=True
+        )
 
     def _csv_name(self) -> str:
         return f"bandit-{self.config.problem}-seed{self.config.seed}.csv"
@@ -937,22 +872,29 @@ class DashboardApp(pn.viewable.Viewer):
         return io.StringIO("" if result is None else result.to_csv())
 
 
-def _name_regret_renderers(names: list[str]) -> Callable[[Any], None]:
-    """Name the regret plot's mean-curve renderers and sources ``regret-<algorithm>`` (a
-    stable handle for browser tests and page scripts)."""
+def _algorithm_choices(config: Config) -> dict[str, list[str]]:
+    """Options and value of the algorithm MultiChoice: the problem's algorithms plus any other
+    *registered* name chosen (its alert explains why it does not fit).  A name that is not
+    registered never reaches the widget: Bokeh's MultiChoice (Choices.js, ``allowHTML``)
+    renders option labels as HTML; the alert names it, escaped."""
+    options = list(config.algorithm_options)
+    known = set(Config.options_for("cmab")) | set(Config.options_for("semiparametric"))
+    extra = [a for a in config.algorithms if a not in options and a in known]
+    return {"options": options + extra, "value": [a for a in config.algorithms if a in known]}
 
-    def name(hv_plot: Any) -> None:
-        for sub in getattr(hv_plot, "subplots", {}).values():
-            element = sub.current_frame
-            if type(element) is hv.Curve and element.label in names:
-                for handle in ("glyph_renderer", "source"):
-                    model = sub.handles.get(handle)
-                    if model is not None:
-                        model.name = f"regret-{element.label}" + (
-                            "" if handle == "glyph_renderer" else "-source"
-                        )
 
-    return name
+def _show_value(widget: Any, value: Any) -> None:
+    """Show a constant's value in its widget; a value of the wrong type (set from code) leaves
+    the widget as it is: the constants alert explains the value."""
+    try:
+        widget.value = value
+    except (ValueError, TypeError):
+        pass
+
+
+def _escape_all(sentences: list[str]) -> str:
+    """Plain sentences as one escaped Markdown paragraph (each cut to 400 characters)."""
+    return " ".join(escape(s, 400) for s in sentences)
 
 
 def _session_query() -> dict[str, str]:
@@ -1002,9 +944,11 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     """
     pn.extension("mathjax", raw_css=[_CSS], notifications=False)
     _serve_panel_css_locally()
+    quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
+    guard_panel_query_parser()  # before pn.state.location parses the page's query
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
-        pn.state.location.sync(app.config, URL_PARAMETERS)
+        app.url_sync = UrlSync(app.config, pn.state.location, app.show_url_notices)
     query = _session_query()
     if query.get("lesson"):
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

@@ -3,7 +3,7 @@
 Sessions open on this server process, runs open and computing (a frame requested and not back
 yet: running on a worker or queued for one), and each Dask worker's load, refreshed every two
 seconds.  Reads only the simulation layer (:mod:`dashboard.simulation.remote`,
-:mod:`dashboard.simulation.cluster`).
+:mod:`dashboard.simulation.engine`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import panel as pn
 import param
 
-from ..simulation.cluster import SCHEDULER_ENV
+from ..simulation.engine import ENV_SCHEDULER
 from ..simulation.remote import activity
 
 __all__ = ["ClassLoad", "create_instructor_page"]
@@ -39,7 +39,7 @@ class ClassLoad(param.Parameterized):
             "runs_open": act["open"],
             "runs_computing": act["computing"],
         }
-        addr = os.environ.get(SCHEDULER_ENV)
+        addr = os.environ.get(ENV_SCHEDULER)
         if os.environ.get("BANDIT_DASHBOARD_ENGINE") == "in-process" or not addr:
             values.update(engine="in-process (no Dask)", workers=[], dask_dashboard="")
         else:
@@ -50,7 +50,7 @@ class ClassLoad(param.Parameterized):
     @staticmethod
     def _workers() -> dict[str, Any]:
         try:
-            from ..simulation.cluster import get_client
+            from ..simulation.engine import get_client
 
             client = get_client()
             info = client.scheduler_info()

@@ -315,7 +315,7 @@ def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
         }
         out.update(frame)  # hover columns keep the dimension names
         return out
-    if kind in ("CurvePlot", "ScatterPlot", "SegmentPlot"):
+    if kind in ("CurvePlot", "PointPlot", "SegmentPlot"):  # hv.Scatter draws with PointPlot
         return dict(frame)
     return None
 

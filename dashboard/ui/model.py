@@ -593,20 +593,14 @@ class RunModel(param.Parameterized):
 
     # ------------------------------------------------------------------ data for plots
     def shift_window(self, rounds: int = 300) -> tuple[np.ndarray, np.ndarray]:
-        """``(t, nu_t)`` over the last ``rounds`` simulated rounds (semiparametric only)."""
-        sim = self.sim
+        """``(t, nu_t)`` over the last simulated rounds (semiparametric only): the trace the
+        result carries (:meth:`Simulation.shift_trace`)."""
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
-        if sim is None or sim.spec.problem != "semiparametric" or sim.t < 1 or not sim.groups:
+        shift = None if self.result is None else self.result.shift
+        if shift is None:
             return empty
-        env = sim.groups[0].envs[0]
-        if not hasattr(env, "shift_values"):
-            return empty
-        hi = min(sim.t, int(getattr(env, "t_played", sim.t)))
-        t = np.arange(max(1, hi - rounds + 1), hi + 1, dtype=np.int64)
-        try:
-            return t, np.asarray(env.shift_values(t), dtype=float)
-        except ValueError:
-            return empty
+        t, nu = shift
+        return t[-rounds:], nu[-rounds:]
 
     def notices(self) -> list[str]:
         """One sentence per place where a run departs from the paper's schedule (e.g. AROQ-C's
@@ -630,12 +624,9 @@ class RunModel(param.Parameterized):
         return out
 
     def instance_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(X, theta*)`` of the semiparametric instance being run, else ``None``."""
-        sim = self.sim
-        if sim is None or sim.spec.problem != "semiparametric":
-            return None
-        inst = sim.built[0]
-        return np.asarray(inst.X, dtype=float), np.asarray(inst.theta, dtype=float)
+        """``(X, theta*)`` of the semiparametric instance being run (carried by the result),
+        else ``None``."""
+        return None if self.result is None else self.result.features
 
     # ------------------------------------------------------------------ internals
     def _start(self) -> None:

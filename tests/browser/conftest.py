@@ -76,13 +76,19 @@ def artifacts() -> Path:
 
 
 @pytest.fixture(scope="module")
-def served_app() -> Iterator[str]:
+def server_log(request) -> Path:
+    """The served process's stdout + stderr of this test module (one file per module)."""
+    return ARTIFACTS / f"panel-serve-{request.module.__name__.rsplit('.', 1)[-1]}.log"
+
+
+@pytest.fixture(scope="module")
+def served_app(server_log) -> Iterator[str]:
     """`panel serve dashboard` on a free local port; yields the app URL.
 
     Module scoped, so the server (and any run it is still streaming) is gone before the
-    non-browser tests that follow use the CPU."""
+    non-browser tests that follow use the CPU.  Its output goes to ``server_log``."""
     port = _free_port()
-    log = ARTIFACTS / "panel-serve.log"
+    log = server_log
     ARTIFACTS.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(

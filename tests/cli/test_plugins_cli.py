@@ -258,3 +258,12 @@ def test_param_help_lists_the_declared_constants():
     run = cli("simulate", "--help")
     text = " ".join(run.stdout.split())
     assert "SROQ-CMAB: C, M, grid" in text and "python -m dashboard algorithms" in text
+
+
+def test_serve_takes_plugins_and_refuses_a_bad_one_before_serving(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def broken(:\n")
+    run = cli("serve", "--plugin", str(bad), "--in-process", "--port", "5999")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    assert "syntax error at line 1" in run.stderr
+    assert "--plugin PATH_OR_MODULE" in cli("serve", "--help").stdout

@@ -107,6 +107,7 @@ def test_serve_embedded_dask_cluster_and_password(tmp_path):
     [
         (["serve", "--port", "70000"], "port"),
         (["serve", "--port", "1" * 400], "port"),
+        (["serve", "--scheduler", "tcp://host:notaport"], "tcp://HOST:PORT"),
         (["serve", "--scheduler", "localhost:8786"], "tcp://HOST:PORT"),
         (["serve", "--num-procs", "0"], "num-procs"),
         (["serve", "--workers", "1e9"], "workers"),

@@ -221,32 +221,20 @@ def test_actor_proxy_private_future_canary(client):
     run.close()
 
 
-def test_scheduler_address_validation(monkeypatch):
-    from dashboard.simulation.cluster import SCHEDULER_ENV, scheduler_address
-
-    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
-    assert scheduler_address(None) is None
-    assert scheduler_address("tcp://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
-    monkeypatch.setenv(SCHEDULER_ENV, "tcp://127.0.0.1:8786")
-    assert scheduler_address(None) == "tcp://127.0.0.1:8786"
-    for bad in ["localhost:8786", "http://x:1", "tcp://", "<script>", "tcp://" + "x" * 400]:
-        with pytest.raises(ValueError, match="tcp://HOST:PORT"):
-            scheduler_address(bad)
-
-
 def test_shared_client_uses_a_running_scheduler(client):
-    from dashboard.simulation.cluster import close_client, get_client
+    from dashboard.simulation.engine import close_clients, get_client
 
     addr = client.scheduler.address
     try:
         shared = get_client(scheduler=addr)
         assert get_client(scheduler=addr) is shared  # one client per process
+        assert distributed.default_client() is client  # not the default: bound explicitly
         assert len(shared.scheduler_info()["workers"]) == 2
         run = DaskRun(shared, REQUESTS[0])
         frame = _drive([run])[0]
         _same(frame.result, _expected(REQUESTS[0]))
         run.close()
     finally:
-        close_client()
+        close_clients()
     with pytest.raises(ValueError, match="cannot reach"):
         get_client(scheduler="tcp://127.0.0.1:9")

@@ -12,10 +12,12 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 from bokeh.model import Model
+from ui_text import shown
 
 from dashboard.simulation import Simulation
 from dashboard.ui import plots
 from dashboard.ui.app import DashboardApp, create_app
+from dashboard.ui.urlstate import UrlSync
 
 HOOKS = [
     "run-button",
@@ -103,8 +105,9 @@ def test_exception_inside_a_run_becomes_a_danger_alert(monkeypatch):
     assert app.run_model.status == "error"
     assert app.alert.visible and app.alert.alert_type == "danger"
     assert "error-alert" in app.alert.css_classes
-    text = app.alert.object
-    assert text.startswith("The run stopped:") and "Traceback" not in text and "\n" not in text
+    text = shown(app.alert)
+    assert text.startswith("The run stopped:") and "Traceback" not in text
+    assert "\n" not in app.alert.object
     assert app.tick() is False  # the run stopped
     monkeypatch.undo()
     app.run()  # a new run clears the error
@@ -117,9 +120,9 @@ def test_invalid_configuration_disables_run_and_explains():
     app.config.m = 7
     assert app.run_button.disabled
     assert app.alert.visible and app.alert.alert_type == "warning"
-    assert "m must be at most d" in app.alert.object
+    assert "m must be at most d" in shown(app.alert)
     app.algorithm_select.value = []
-    assert "at least one algorithm" in app.alert.object
+    assert "at least one algorithm" in shown(app.alert)
     app.config.m = 2
     app.algorithm_select.value = ["SROQ-CMAB"]
     assert not app.run_button.disabled and not app.alert.visible
@@ -223,11 +226,9 @@ def test_run_reset_cycles_of_the_app_leak_no_models_or_simulations():
 def test_configuration_round_trips_through_the_url():
     from panel.io.location import Location
 
-    from dashboard.ui.app import URL_PARAMETERS
-
     link = Location(search='?problem=semiparametric&d=4&K=12&algorithms=["SBE","LinUCB"]&seed=3')
     app = small_app()
-    link.sync(app.config, URL_PARAMETERS)
+    UrlSync(app.config, link, app.show_url_notices)
     c = app.config
     assert (c.problem, c.d, c.K, c.algorithms, c.seed) == (
         "semiparametric",
@@ -241,8 +242,9 @@ def test_configuration_round_trips_through_the_url():
     assert "horizon=50000" in link.search
     # a link with a bad value leaves the valid configuration untouched
     other = small_app()
-    Location(search="?K=1&d=5").sync(other.config, URL_PARAMETERS)
-    assert other.config.K == 10
+    UrlSync(other.config, Location(search="?K=1&d=5"), other.show_url_notices)
+    assert other.config.K == 10 and other.config.d == 5  # key by key
+    assert other.url_notice.visible and "Ignored K='1'" in shown(other.url_notice)
 
 
 # ---------------------------------------------------------------------------- one click to a lesson
@@ -304,7 +306,7 @@ def test_lesson_query_for_a_missing_lesson_explains_and_changes_nothing():
     app = small_app()
     before = app.config.preset()
     app.apply_query({"lesson": "99", "autorun": "1"})
-    assert app.alert.visible and "no lesson '99'" in app.alert.object
+    assert app.alert.visible and "no lesson '99'" in shown(app.alert)
     assert app.config.preset() == before and app.run_model.status == "idle"
     app.apply_query({})  # no lesson key: nothing happens
     assert app.lesson_select.value == ""
@@ -391,11 +393,11 @@ def test_constant_widgets_set_the_run_and_invalid_values_disable_run():
     widget = app._constant_widgets[("SROQ-CMAB", "C")]
     widget.value = -1.0
     assert app.run_button.disabled
-    assert (
-        app.constants_alert.visible and "C must be in [0.001, 1000]" in app.constants_alert.object
+    assert app.constants_alert.visible and "C must be in [0.001, 1000]" in shown(
+        app.constants_alert
     )
     assert not app.constants_card.collapsed  # the problem is shown where it was made
-    assert app.alert.visible and "C must be in [0.001, 1000]" in app.alert.object
+    assert app.alert.visible and "C must be in [0.001, 1000]" in shown(app.alert)
     widget.value = 1.5  # back to the default
     assert not app.run_button.disabled and not app.constants_alert.visible
     assert app.config.constants == {"SROQ-CMAB": {"M": 2}}
@@ -407,16 +409,14 @@ def test_constant_widgets_set_the_run_and_invalid_values_disable_run():
 def test_constants_round_trip_through_the_url_only_when_changed():
     from panel.io.location import Location
 
-    from dashboard.ui.app import URL_PARAMETERS
-
     app = small_app()
     link = Location(search="?seed=2")
-    link.sync(app.config, URL_PARAMETERS)
+    UrlSync(app.config, link, app.show_url_notices)
     assert "constants" not in link.search  # defaults stay out of the link
     app._constant_widgets[("SROQ-CMAB", "grid")].value = "paper"
     assert "constants=" in link.search
     other = small_app()
-    Location(search=link.search).sync(other.config, URL_PARAMETERS)
+    UrlSync(other.config, Location(search=link.search), other.show_url_notices)
     assert other.config.constants == {"SROQ-CMAB": {"grid": "paper"}}
     assert other._constant_widgets[("SROQ-CMAB", "grid")].value == "paper"
 
@@ -476,9 +476,86 @@ def test_problem_change_after_a_run_keeps_its_plots_and_says_so():
     app.run()
     while app.run_model.status == "running":
         app.tick()
-    shown = app.plots["regret"]
+    regret = app.plots["regret"]
     app.config.problem = "semiparametric"
-    assert app.plots["regret"] is shown and "weights" not in app.plots  # the run stays
-    assert app.notice.visible and "press Run" in app.notice.object
+    assert app.plots["regret"] is regret and "weights" not in app.plots  # the run stays
+    assert app.notice.visible and "press Run" in shown(app.notice)
     app.reset()  # Reset clears the run: the new problem's plots, no notice
     assert "weights" in app.plots and not app.notice.visible
+
+
+# ---------------------------------------------------------------------------- threads, closed pages
+class _Session:
+    def __init__(self, connections: int = 1) -> None:
+        self.connection_count = connections
+        self.destroyed = False
+
+
+class _Context:
+    def __init__(self, session: _Session) -> None:
+        self.session = session
+
+
+class _ServedDoc:
+    """Stands in for a served session's document: records next-tick callbacks."""
+
+    def __init__(self, connections: int = 1) -> None:
+        self.session_context = _Context(_Session(connections))
+        self.queued: list = []
+
+    def add_next_tick_callback(self, callback) -> None:
+        self.queued.append(callback)
+
+
+def _in_worker_thread(fn) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            fn()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(60)
+    assert not errors, errors
+
+
+def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
+    app = small_app()
+    app.__panel__().get_root(Document())
+    doc = _ServedDoc()
+    app._doc = doc
+    _in_worker_thread(app.run)  # the Run handler on a --num-threads worker
+    assert app.run_model.status == "running" and app.run_model.t > 0
+    regret = app.plots["regret"]
+    assert regret.pipe.data is None  # nothing reached the plots (or their Range1d) yet
+    assert len(doc.queued) == 1
+    doc.queued.pop()()  # the event loop runs it, holding the document lock
+    assert regret.pipe.data is not None and app.x_range.end == 3000
+    t_shown = regret.pipe.data.t
+    _in_worker_thread(app.tick)
+    assert regret.pipe.data.t == t_shown  # the frame is simulated, not yet shown
+    progress = app.progress_text.object
+    assert len(doc.queued) == 1
+    doc.queued.pop()()
+    assert regret.pipe.data.t == app.run_model.t > t_shown
+    assert app.progress_text.object != progress  # the status arrives with its data
+    app.dispose()
+
+
+def test_no_frames_are_pushed_to_a_page_whose_socket_closed():
+    app = small_app()
+    app.run()
+    t = app.run_model.t
+    pushed = app.plots["regret"].sent
+    app._doc = _ServedDoc(connections=0)  # the browser tab closed; the session lives on
+    for _ in range(3):
+        assert app.tick() is False
+    assert app.run_model.t == t and app.plots["regret"].sent == pushed
+    app._doc.session_context.session.connection_count = 1  # the page reconnected
+    assert app.tick() is True and app.run_model.t > t
+    app.dispose()

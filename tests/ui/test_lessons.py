@@ -27,12 +27,12 @@ IDS = [f"{lesson.number:02d}-{lesson.slug}" for lesson in LESSONS]
 KATEX_COMMANDS = {
     # greek
     "alpha", "beta", "delta", "Delta", "epsilon", "varepsilon", "eta", "theta", "lambda", "mu",
-    "nu", "pi", "sigma", "Sigma", "tau", "Theta", "Omega", "ell",
+    "nu", "pi", "sigma", "Sigma", "tau", "Theta", "Omega", "Gamma", "ell",
     # operators and relations
     "sum", "sqrt", "frac", "dfrac", "tfrac", "log", "ln", "max", "min", "arg", "det", "sin",
     "exp", "operatorname", "bmod", "le", "ge", "lt", "gt", "ne", "approx", "lesssim", "sim",
     "succeq", "preceq", "in", "subseteq", "setminus", "mid", "to", "gets", "Longrightarrow",
-    "times", "cdot", "pm", "infty", "emptyset", "top", "star", "ast", "dagger", "dots",
+    "times", "cdot", "pm", "infty", "mapsto", "emptyset", "top", "star", "ast", "dagger", "dots",
     # fonts and accents
     "mathbb", "mathbf", "mathcal", "mathrm", "boldsymbol", "text", "hat", "widehat", "tilde",
     "widetilde", "bar", "overline", "underline",

@@ -156,8 +156,15 @@ def test_bad_knobs_raise_value_error(kw, match):
         BatchedBOSE(**kw)
 
 
-def test_params_report_the_qp_knobs_only_when_used():
-    assert BOSE().params() == {"c": 1.0, "delta": 0.05, "lam": None, "distribution": "uniform"}
+def test_params_report_every_declared_constant():
+    assert BOSE().params() == {
+        "c": 1.0,
+        "delta": 0.05,
+        "lam": None,
+        "distribution": "uniform",
+        "qp_tol": 1e-3,
+        "qp_max_iter": 1000,
+    }
     assert BOSE(distribution="minmax", qp_tol=1e-4, qp_max_iter=50).params() == {
         "c": 1.0,
         "delta": 0.05,

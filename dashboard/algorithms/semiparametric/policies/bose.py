@@ -24,8 +24,8 @@ Step 3, two choices (``distribution``):
   ``sum_b p_b v_b(p) = 0`` the min-max value is 0, and ``v_b = g_b - sum_a p_a g_a`` with
   ``g`` the gradient of the concave ``phi(p) = tr Cov_p``: the feasible distributions are
   exactly the maximisers of ``tr Cov_p`` (the dual of the minimum enclosing ball of
-  ``A_t``).  We solve that quadratic program every round by Frank-Wolfe with away steps and
-  exact line search (:func:`minmax_distribution`), warm-started at the previous round's
+  ``A_t``).  We solve that quadratic program every round by a primal active-set method
+  (:func:`minmax_distribution`), warm-started at the previous round's
   distribution restricted to ``A_t`` (uniform in round 1) and stopped when
   ``max_b v_b <= qp_tol * tr Cov_p`` (or after ``qp_max_iter`` steps).  The solve is part
   of every round's logged computation (purpose ``"elimination + min-max QP"``), so the
@@ -66,14 +66,23 @@ DISTRIBUTIONS = ("uniform", "minmax")
 def _minmax_row(Q: np.ndarray, idx: np.ndarray, tol: float, max_iter: int, start=None):
     """One row of :func:`minmax_distribution` on the surviving arms ``idx``.
 
-    Frank-Wolfe with away steps on ``max_p phi(p) = sum_a p_a Q_aa - p^T Q p`` over the simplex
-    of ``idx``, started at ``start`` restricted to ``idx`` and renormalised (the uniform
-    distribution when ``start`` is None or puts no mass on ``idx``).  The step toward (away
-    from) a vertex ``k`` changes ``phi`` by ``s v_k - s^2 ||x_k - mu_p||^2`` (``v`` = BOSE's
-    violations), so the exact line search is ``s = v_k / (2 ||x_k - mu_p||^2)``, clipped to
-    the feasible range; ``Q p`` is updated in O(|idx|) per step.
+    Primal active-set method for ``min_p f(p) = p^T Q p - q^T p`` (``q = diag Q``, i.e.
+    ``max tr Cov_p``) over the simplex of ``idx``, started at ``start`` restricted to ``idx``
+    and renormalised (uniform when ``start`` is None or puts no mass on ``idx``).  On the
+    working set ``S`` it solves the equality-constrained problem through its KKT system
+    ``[2 Q_SS, 1; 1^T, 0] [p; nu] = [q_S; 1]``; if the solution has a negative weight it steps
+    toward it until a weight reaches 0 and drops that arm, otherwise it moves there and adds
+    the arm of largest violation ``v_b``.  When ``S`` is affinely dependent the system can
+    be inconsistent: ``f`` is then linear along a null direction ``delta`` of the system, and
+    the method moves along the decreasing sign of it until an arm leaves ``S``.  Returns
+    ``(p over idx, max violation clipped at 0, steps)``.
     """
     Qs = Q[np.ix_(idx, idx)]
+    # the solution does not depend on the scale of Q: work with max |Q_aa| = 1
+    scale = float(np.max(np.abs(np.diag(Qs))))
+    if not scale > 0:  # all surviving arms at the same point: any p is optimal
+        return np.full(idx.size, 1.0 / idx.size), 0.0, 0
+    Qs = Qs / scale
     q = np.diag(Qs).copy()
     n = idx.size
     p = None if start is None else np.asarray(start, dtype=float)[idx]
@@ -81,41 +90,66 @@ def _minmax_row(Q: np.ndarray, idx: np.ndarray, tol: float, max_iter: int, start
         p = np.full(n, 1.0 / n)
     else:
         p = p / p.sum()
-    Qp = Qs @ p
     its = 0
     while True:
+        Qp = Qs @ p
         pQp = float(p @ Qp)
         g = q - 2.0 * Qp
-        lam = float(p @ g)
-        v = g - lam
-        trace = lam + pQp
-        j = int(np.argmax(v))
-        fw_gap = float(v[j])
-        if fw_gap <= tol * max(trace, 1e-300) or its >= max_iter:
-            return p, max(fw_gap, 0.0), its
-        supp = np.flatnonzero(p > 0)
-        k = int(supp[np.argmin(v[supp])])
-        away_gap = -float(v[k])
-        if fw_gap >= away_gap:  # toward vertex j
-            dist2 = q[j] - 2.0 * Qp[j] + pQp
-            if dist2 <= 1e-300:
-                return p, max(fw_gap, 0.0), its
-            s = min(fw_gap / (2.0 * dist2), 1.0)
-            p *= 1.0 - s
-            p[j] += s
-            Qp = (1.0 - s) * Qp + s * Qs[:, j]
-        else:  # away from vertex k
-            dist2 = q[k] - 2.0 * Qp[k] + pQp
-            if dist2 <= 1e-300:
-                return p, max(fw_gap, 0.0), its
-            s_max = p[k] / (1.0 - p[k])
-            s = min(away_gap / (2.0 * dist2), s_max)
-            p *= 1.0 + s
-            p[k] -= s
-            Qp = (1.0 + s) * Qp - s * Qs[:, k]
-            if s == s_max:
-                p[k] = 0.0  # drop step: k leaves the support exactly
+        v = g - float(p @ g)  # BOSE's violations
+        trace = float(p @ q) - pQp
+        in_S = p > 0
+        S = np.flatnonzero(in_S)
+        outside = np.flatnonzero(~in_S)
+        worst = float(np.max(v))
+        if its >= max_iter or worst <= tol * max(trace, 1e-300):
+            return p, max(worst, 0.0) * scale, its
         its += 1
+        # equality-constrained minimiser on the working set S
+        k = S.size
+        kkt = np.zeros((k + 1, k + 1))
+        kkt[:k, :k] = 2.0 * Qs[np.ix_(S, S)]
+        kkt[:k, k] = kkt[k, :k] = 1.0
+        rhs = np.empty(k + 1)
+        rhs[:k], rhs[k] = q[S], 1.0
+        sol, *_ = np.linalg.lstsq(kkt, rhs, rcond=None)
+        consistent = np.linalg.norm(kkt @ sol - rhs) <= 1e-9 * (k + 1)
+        if consistent:
+            y = sol[:k]
+            if np.all(y > 0) and np.max(np.abs(y - p[S])) <= 1e-14:
+                # already optimal on S: bring in the most violated arm outside S
+                if outside.size == 0:
+                    return p, max(worst, 0.0) * scale, its
+                j = int(outside[np.argmax(v[outside])])
+                if v[j] <= tol * max(trace, 1e-300):
+                    return p, max(worst, 0.0) * scale, its
+                d_j = q[j] - 2.0 * Qp[j] + pQp  # ||x_j - mu_p||^2
+                step = min(v[j] / (2.0 * d_j), 1.0) if d_j > 1e-300 else 1.0
+                p = (1.0 - step) * p
+                p[j] += step
+                continue
+            direction = np.zeros(n)
+            direction[S] = y - p[S]
+            limit = 1.0
+        else:
+            # f is linear along the null direction of the KKT system: follow its descent
+            _, _, vt = np.linalg.svd(kkt)
+            delta = vt[-1, :k]
+            if float(q[S] @ delta) < 0:
+                delta = -delta
+            direction = np.zeros(n)
+            direction[S] = delta  # f decreases (df/ds = -q_S^T delta < 0)
+            limit = np.inf
+        neg = direction < 0
+        ratios = np.where(neg, p / np.where(neg, -direction, 1.0), np.inf)
+        step = min(limit, float(np.min(ratios)))
+        if not np.isfinite(step) or (step <= 0.0 and not np.any(neg & (p == 0))):
+            return p, max(worst, 0.0) * scale, its  # no progress possible (round-off)
+        p = p + step * direction
+        p[np.abs(p) < 1e-15] = 0.0
+        if step < limit:
+            p[int(np.argmin(np.where(neg, ratios, np.inf)))] = 0.0  # the blocking arm leaves S
+        p = np.maximum(p, 0.0)
+        p /= p.sum()
 
 
 def minmax_distribution(
@@ -146,7 +180,7 @@ def minmax_distribution(
     violation : ndarray (R,)
         ``max_{b in A_t} v_b(p)``, clipped at 0 (0 at the exact solution).
     iterations : ndarray (R,) of int
-        Frank-Wolfe steps taken per row.
+        Active-set steps taken per row.
 
     Each row is solved on its own (:func:`_minmax_row`), so a row's answer never depends on
     the other rows: a batch of ``R`` repetitions gives the numbers of ``R`` single runs.
@@ -185,7 +219,7 @@ class BatchedBOSE(PerRoundBatch):
     surviving : ndarray (R, K) of bool
         ``A_{t+1}`` of every repetition (after :meth:`action_distributions` or a round).
     qp_iterations : ndarray (R,) of int
-        Frank-Wolfe steps spent on the min-max program so far (0 with ``"uniform"``).
+        Active-set steps spent on the min-max program so far (0 with ``"uniform"``).
     qp_violation : ndarray (R,)
         ``max_b v_b`` of the last solved program (0 with ``"uniform"``).
     """
@@ -223,16 +257,16 @@ class BatchedBOSE(PerRoundBatch):
             self.purpose = "elimination + min-max QP"
 
     def params(self) -> dict[str, Any]:
-        """Tunable parameters (the QP's only with ``distribution="minmax"``)."""
-        out: dict[str, Any] = {
+        """Tunable parameters: every declared constant (``qp_tol`` and ``qp_max_iter`` only
+        act with ``distribution="minmax"``)."""
+        return {
             "c": self.c,
             "delta": self.delta,
             "lam": self.lam,
             "distribution": self.distribution,
+            "qp_tol": self.qp_tol,
+            "qp_max_iter": self.qp_max_iter,
         }
-        if self.distribution == "minmax":
-            out.update(qp_tol=self.qp_tol, qp_max_iter=self.qp_max_iter)
-        return out
 
     def _reset_state(self) -> None:
         T, d, R = self.horizon, self.d, self.R
@@ -333,7 +367,7 @@ _QP_TOL = Constant(
     low=0.0,
     low_open=True,
     high=1.0,
-    doc="minmax only: stop the per-round Frank-Wolfe solve when BOSE's condition holds up to "
+    doc="minmax only: stop the per-round active-set solve when BOSE's condition holds up to "
     "the factor 1 + qp_tol",
     card=False,
 )
@@ -343,7 +377,7 @@ _QP_MAX_ITER = Constant(
     "int",
     low=1,
     high=100_000,
-    doc="minmax only: cap on Frank-Wolfe steps per round",
+    doc="minmax only: cap on active-set steps per round",
     card=False,
 )
 
@@ -363,12 +397,12 @@ class BOSE(Policy):
         ``"uniform"`` (default): uniform over surviving arms (the authors' code).
         ``"minmax"``: Krishnamurthy et al.'s per-round distribution, the solution of the
         min-max quadratic program of Appendix H (see the module docstring); every round pays
-        a Frank-Wolfe solve, logged as ``"elimination + min-max QP"``.
+        an active-set solve, logged as ``"elimination + min-max QP"``.
     qp_tol : float
         ``"minmax"`` only: stop when every violation ``v_b <= qp_tol * tr Cov_p``, i.e. BOSE's
         condition holds up to the factor ``1 + qp_tol`` (> 0, default 1e-3).
     qp_max_iter : int
-        ``"minmax"`` only: cap on Frank-Wolfe steps per round (>= 1, default 1000).
+        ``"minmax"`` only: cap on active-set steps per round (>= 1, default 1000).
 
     Notes
     -----
@@ -409,7 +443,7 @@ class BOSE(Policy):
         self.lam, self.distribution = self._engine.lam, self._engine.distribution
 
     def params(self) -> dict[str, Any]:
-        """The declared constants in use (the QP's only with ``distribution="minmax"``)."""
+        """The declared constants (the QP's act only with ``distribution="minmax"``)."""
         return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:

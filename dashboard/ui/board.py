@@ -1,0 +1,141 @@
+"""The plot board: the live plots of the chosen problem, built by iterating a list of plot
+modules (:data:`dashboard.ui.plots.PLOTS` by default).
+
+:class:`PlotBoard` (a ``pn.viewable.Viewer``) builds one :class:`~dashboard.ui.live.LivePlot`
+per plot module that applies to the problem, lays out the wide ones (the regret plot) across
+the full width and the others two per row (one per row beside an open lesson), each with its
+caption, and pushes results to them at each module's cadence: every ``every``-th frame, or
+only when a new epoch / phase event arrived (``on_events``).  Time plots share one x range.
+Nothing here knows about runs or widgets: the app calls :meth:`rebuild`, :meth:`push` and
+:meth:`clear`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import panel as pn
+import param
+from bokeh.models import Range1d
+
+from .live import LivePlot
+from .plots import PLOTS, PlotContext, PlotModule
+
+__all__ = ["PlotBoard"]
+
+
+def _event_counts(result: Any) -> dict[str, int]:
+    """Number of epoch / phase events per algorithm (all runs)."""
+    if result is None:
+        return {}
+    return {
+        r.algorithm: sum(e.kind in ("epoch", "phase") for ev in r.events for e in ev)
+        for r in result.results
+    }
+
+
+class PlotBoard(pn.viewable.Viewer):
+    """The live plots of one configuration.
+
+    Parameters
+    ----------
+    modules : sequence of PlotModule, optional
+        The plots, in order (default :data:`dashboard.ui.plots.PLOTS`).
+    """
+
+    ncols = param.Integer(default=2, bounds=(1, 4), doc="Plots per row in the grid.")
+
+    def __init__(self, modules: Sequence[PlotModule] | None = None, **params: Any) -> None:
+        super().__init__(**params)
+        self.modules: list[PlotModule] = list(PLOTS if modules is None else modules)
+        self.plots: dict[str, LivePlot] = {}
+        self.x_range = Range1d(0, 1, name="time-range")
+        self.structure: tuple[Any, ...] | None = None
+        self._frames = 0
+        self._event_counts: dict[str, int] | None = None
+        self._events_shown = False
+        self._grid = pn.GridBox(ncols=self.ncols, sizing_mode="stretch_width", name="plots")
+        self._layout = pn.Column(self._grid, sizing_mode="stretch_width", margin=0)
+        self.param.watch(lambda e: setattr(self._grid, "ncols", e.new), "ncols")
+
+    @property
+    def panes(self) -> dict[str, Any]:
+        """Plot key -> its pane (CSS class ``<key>-plot``)."""
+        return {key: lp.pane for key, lp in self.plots.items()}
+
+    def rebuild(
+        self,
+        algorithms: Sequence[str],
+        problem: str,
+        log_axes: bool,
+        result: Any = None,
+        horizon: int = 1,
+    ) -> None:
+        """(Re)create the plots of ``problem`` for ``algorithms`` (the layers are fixed by
+        them), drawing ``result`` first."""
+        self.close()
+        self.x_range = Range1d(0, max(int(horizon), 1), name="time-range")
+        ctx = PlotContext(tuple(algorithms), problem, bool(log_axes), self.x_range, result)
+        wide, cards = [], []
+        self.plots = {}
+        for module in self.modules:
+            if not module.applies_to(problem):
+                continue
+            live = module.make(ctx)
+            self.plots[module.key] = live
+            if module.wide:
+                wide.append(live.pane)
+            else:
+                caption = pn.pane.Markdown(
+                    module.caption, styles={"font-size": "15px"}, margin=(0, 10)
+                )
+                cards.append(pn.Column(live.pane, caption, sizing_mode="stretch_width"))
+        self.structure = (problem, tuple(algorithms), bool(log_axes))
+        self._frames = 0
+        self._event_counts = None
+        self._events_shown = False
+        self._grid = pn.GridBox(*cards, ncols=self.ncols, sizing_mode="stretch_width", name="plots")
+        self._layout.objects = [*wide, self._grid]
+
+    def reset_range(self, horizon: int) -> None:
+        """A new run of the same layers: the shared time axis spans its horizon."""
+        self.x_range.update(start=0, end=max(int(horizon), 1))
+        self._event_counts = None
+
+    def push(self, result: Any, full: bool = True) -> None:
+        """Send ``result`` to the plots due this frame (``full``: to all of them); event
+        plots only when a new epoch / phase event arrived."""
+        self._frames += 1
+        counts = _event_counts(result)
+        events_changed = counts != self._event_counts
+        if events_changed and not any(counts.values()) and not self._events_shown:
+            events_changed = False  # still no epoch / phase: the event plots are already empty
+        self._event_counts = counts
+        if events_changed:
+            self._events_shown = any(counts.values())
+        for module in self.modules:
+            live = self.plots.get(module.key)
+            if live is None:
+                continue
+            if module.on_events:
+                due = events_changed
+            else:
+                due = full or self._frames % max(module.every, 1) == 0
+            if due:
+                live.send(result)
+
+    def clear(self) -> None:
+        """Empty every plot (Reset)."""
+        for live in self.plots.values():
+            live.send(None)
+        self._event_counts = None
+        self._events_shown = False
+
+    def close(self) -> None:
+        """Release the HoloViews plots."""
+        for live in self.plots.values():
+            live.close()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._layout

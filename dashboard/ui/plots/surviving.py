@@ -1,0 +1,137 @@
+"""Surviving arms per SROQ epoch / SBE phase (run 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+
+from ..live import LivePlot
+from .base import PlotModule
+from .common import (
+    DT,
+    _base_opts,
+    _integer_ticks,
+    _legend_stub,
+    _optimal_arms,
+    _problem,
+    _spec,
+)
+
+_STATES = ("eliminated", "alive", "optimal, alive", "optimal, eliminated")
+_STATE_COLORS = ("#d9d9d9", "#6baed6", "#E69F00", "#D62728")
+
+
+def _elimination_events(result: Any) -> tuple[str | None, list[Any]]:
+    """The first algorithm whose run-1 events carry ``surviving`` arms, and those events."""
+    if result is None:
+        return None, []
+    for r in result.results:
+        if not r.events:
+            continue
+        evs = [
+            e
+            for e in r.events[0]
+            if e.kind in ("epoch", "phase") and e.data.get("surviving") is not None
+        ]
+        if evs:
+            return r.algorithm, evs
+    return None, []
+
+
+def surviving_frames(result: Any, problem: str | None = None) -> list[dict[str, np.ndarray]]:
+    """Column data of :func:`surviving_plot`'s four layers (one per state of
+    :data:`_STATES`): cells ``{epoch, arm, epoch_end, arm_end, start, alive}`` of width 1
+    centred on (epoch / phase number, arm); a state without cells has one NaN row (its
+    legend swatch)."""
+    _name, events = _elimination_events(result)
+    kind = _problem(result, problem)
+    n_arms = int(_spec(result).get("d" if kind == "cmab" else "K", 0))
+    optimal = _optimal_arms(result)
+    cells: list[list[tuple[float, float, float, float]]] = [[] for _ in _STATES]
+    for k, e in enumerate(events):
+        alive = {int(a) for a in np.asarray(e.data["surviving"]).ravel()}
+        n_arms = max(n_arms, max(alive, default=-1) + 1)
+        label = int(e.data.get("epoch", e.data.get("phase", k + 1)))
+        t0 = int(e.data.get("start", e.data.get("t_start", e.t)))
+        for arm in range(n_arms):
+            s = (1 if arm in alive else 0) + (2 if arm in optimal else 0)
+            cells[{0: 0, 1: 1, 2: 3, 3: 2}[s]].append((label, arm, t0, len(alive)))
+    frames = []
+    for rows in cells:
+        a = np.asarray(rows, dtype=float).reshape(-1, 4)
+        frames.append(
+            _legend_stub(
+                {
+                    "epoch": a[:, 0] - 0.5,
+                    "arm": a[:, 1] - 0.5,
+                    "epoch_end": a[:, 0] + 0.5,
+                    "arm_end": a[:, 1] + 0.5,
+                    "start": a[:, 2],
+                    "alive": a[:, 3],
+                }
+            )
+        )
+    return frames
+
+
+def surviving_title(result: Any) -> str:
+    """Title of :func:`surviving_plot` (it changes at every epoch / phase)."""
+    name, events = _elimination_events(result)
+    if name is None:
+        return "Surviving arms (run SROQ-CMAB or SBE)"
+    last = len(np.asarray(events[-1].data["surviving"]).ravel())
+    return f"Surviving arms: {name}, run 1 ({last} left)"
+
+
+def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
+    """Which arms are still alive at each SROQ epoch / SBE phase (run 1 of the first
+    eliminating algorithm): a raster arm x epoch, one layer per state (legend): alive (blue),
+    eliminated (grey), the optimal action's arms (cmab) or the best arm (semiparametric) in
+    orange, red if it was eliminated.  Rectangles (not a heat map) so a live plot can update
+    the cells in place at each new epoch."""
+    kind = "epoch" if _problem(result, problem) == "cmab" else "phase"
+    frames = surviving_frames(result, problem)
+    kdims = [
+        hv.Dimension("epoch", label=f"{kind} (SROQ epoch / SBE phase)"),
+        hv.Dimension("arm", label="arm"),
+        "epoch_end",
+        "arm_end",
+    ]
+    vdims = [hv.Dimension("start", label="starts at round"), hv.Dimension("alive", label="alive")]
+    layers = [
+        hv.Rectangles(frame, kdims=kdims, vdims=vdims, label=state, datatype=DT).opts(
+            color=color, line_color="white", line_width=0.5, tools=["hover"], clone=False
+        )
+        for frame, state, color in zip(frames, _STATES, _STATE_COLORS)
+    ]
+    return hv.Overlay(layers).opts(
+        **_base_opts(
+            title=surviving_title(result),
+            show_grid=False,
+            legend_position="right",
+            xlabel=f"{kind} number",
+            ylabel="arm",
+            hooks=[_integer_ticks("x", "y")],
+        )
+    )
+
+
+PLOT = PlotModule(
+    key="surviving",
+    caption="Blue: alive, grey: eliminated, orange: optimal action / best arm "
+    "(red if it was eliminated).",
+    on_events=True,
+    make=lambda ctx: LivePlot(
+        "surviving",
+        lambda data: surviving_plot(data, ctx.problem),
+        ctx.result,
+        frames=lambda data: surviving_frames(data, ctx.problem),
+        title=surviving_title,
+        y_keys=("arm", "arm_end"),
+        y_pad=0.0,
+        autoscale_x=True,
+        x_keys=("epoch", "epoch_end"),
+    ),
+)

@@ -1,0 +1,291 @@
+"""Canaries: the private (or semi-internal) Panel / HoloViews / Bokeh / Tornado behaviour the
+dashboard relies on, each checked on its own so that an upgrade fails here, loudly, with
+what broke, where the dashboard uses it and the upstream issue it works around, instead of
+as a blank plot or a styled-less offline page in a classroom.
+
+Found with ``grep -n '\\._' dashboard/ui dashboard/app_hooks.py`` and by reading
+``dashboard/ui/live.py`` (which drives HoloViews plots below their public API for speed):
+
+==============================================  ==========================================
+private attribute / behaviour                   used by
+==============================================  ==========================================
+``Document._template_variables['dist_url']``    ``ui/app.py: _serve_panel_css_locally``
+``pn.pane.Bokeh._get_model`` (override)         ``ui/live.py: _LazyBokeh``
+``AreaPlot._split_area``                        ``ui/live.py: _columns``
+HoloViews plot ``subplots`` / ``handles`` /     ``ui/live.py: LivePlot`` (in-place updates)
+``style`` / ``cyclic_index`` / ``get_data`` /
+``current_frame`` / ``logy`` / ``ylim``
+HoloViews Bokeh plot class names                ``ui/live.py: _columns``
+``HTTPServer.conn_params.max_header_size``      ``ui/server.py: raise_header_limit``
+``session_context.session.connection_count``    ``ui/app.py: _page_connected``
+==============================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.document import Document
+from bokeh.models import ColumnDataSource, Range1d
+
+from dashboard.ui import plots
+from dashboard.ui.live import LivePlot, _columns
+
+#: Upstream issues each workaround answers (printed by every failing canary).
+PANEL_OFFLINE_CSS = "https://github.com/holoviz/panel/issues/7073"
+HOLOVIEWS_SLOW_STREAM_UPDATES = "https://github.com/holoviz/holoviews/issues/1049"
+BOKEH_NO_HEADER_SIZE_OPTION = "https://github.com/bokeh/bokeh/pull/6350"
+BOKEH_CHOICES_ALLOW_HTML = "https://github.com/bokeh/bokeh/pull/9546"
+
+
+def _canary(ok: bool, what: str, used_by: str, upstream: str, fix: str) -> None:
+    if not ok:
+        pytest.fail(
+            f"CANARY: {what} changed upstream.\n  used by: {used_by}\n"
+            f"  works around: {upstream}\n  what to do: {fix}",
+            pytrace=False,
+        )
+
+
+# ---------------------------------------------------------------------------- Panel
+def test_panel_reads_dist_url_from_the_documents_template_variables():
+    """A session Bokeh builds from the websocket gets Panel's CDN stylesheets unless the
+    document's ``dist_url`` is set before the models are built."""
+    doc = Document()
+    _canary(
+        isinstance(getattr(doc, "_template_variables", None), dict),
+        "bokeh Document._template_variables (a dict)",
+        "dashboard/ui/app.py _serve_panel_css_locally",
+        PANEL_OFFLINE_CSS,
+        "find where Panel now takes the stylesheet base URL of a server session",
+    )
+    doc._template_variables["dist_url"] = "/static/extensions/panel/"
+    model = pn.Column(pn.widgets.Button(label="x")).get_root(doc)
+    sheets = [
+        getattr(s, "url", "") for m in model.references() for s in getattr(m, "stylesheets", [])
+    ]
+    urls = [u for u in sheets if isinstance(u, str) and u]
+    _canary(
+        bool(urls) and not any("cdn.holoviz.org" in u for u in urls),
+        "Panel's use of Document._template_variables['dist_url'] for stylesheets",
+        "dashboard/ui/app.py _serve_panel_css_locally",
+        PANEL_OFFLINE_CSS,
+        "the offline page test (tests/browser) shows whether CDN CSS is back; re-point "
+        "_serve_panel_css_locally at Panel's new mechanism",
+    )
+
+
+def test_panel_bokeh_pane_builds_its_model_through_get_model():
+    signature = inspect.signature(pn.pane.Bokeh._get_model)
+    _canary(
+        list(signature.parameters)[:5] == ["self", "doc", "root", "parent", "comm"],
+        f"pn.pane.Bokeh._get_model{signature}",
+        "dashboard/ui/live.py _LazyBokeh (renders a plot when first shown)",
+        HOLOVIEWS_SLOW_STREAM_UPDATES,
+        "override the new model-building hook of Panel panes",
+    )
+    live = LivePlot("canary", lambda data: hv.Curve(([0, 1], [0, 1])))
+    live.pane.get_root(Document())
+    _canary(
+        live.hv_plot is not None and live.renders == 1,
+        "Panel calling Bokeh pane _get_model when a pane is first shown",
+        "dashboard/ui/live.py _LazyBokeh",
+        HOLOVIEWS_SLOW_STREAM_UPDATES,
+        "render LivePlots eagerly or hook the new first-render path",
+    )
+
+
+# ---------------------------------------------------------------------------- HoloViews
+def _rendered(element):
+    return hv.renderer("bokeh").get_plot(element, doc=Document())
+
+
+def test_holoviews_area_plot_split_area():
+    from holoviews.plotting.bokeh.chart import AreaPlot
+
+    split = getattr(AreaPlot, "_split_area", None)
+    _canary(
+        callable(split),
+        "holoviews AreaPlot._split_area",
+        "dashboard/ui/live.py _columns (regret bands updated in place)",
+        HOLOVIEWS_SLOW_STREAM_UPDATES,
+        "build the band's x / y columns like AreaPlot.get_data does now",
+    )
+    overlay = _rendered(hv.Overlay([hv.Area(([0, 1, 2], [1, 2, 3], [2, 3, 4]), vdims=["y", "y2"])]))
+    sub = next(iter(overlay.subplots.values()))
+    frame = {"x": np.array([0, 1, 2]), "y": np.array([1, 2, 3]), "y2": np.array([2, 3, 4])}
+    ours = _columns(sub, frame)
+    data, _, _ = sub.get_data(sub.current_frame, {}, sub.style[sub.cyclic_index])
+    _canary(
+        ours is not None
+        and np.array_equal(np.asarray(ours["x"]), np.asarray(data["x"]))
+        and np.array_equal(np.asarray(ours["y"]), np.asarray(data["y"])),
+        "the columns AreaPlot._split_area returns (vs AreaPlot.get_data)",
+        "dashboard/ui/live.py _columns",
+        HOLOVIEWS_SLOW_STREAM_UPDATES,
+        "mirror AreaPlot.get_data's new column layout in _columns",
+    )
+
+
+@pytest.mark.parametrize(
+    ("element", "kind"),
+    [
+        (hv.Curve(([0, 1], [1, 2])), "CurvePlot"),
+        (hv.Scatter(([0, 1], [1, 2])), "PointPlot"),  # HoloViews draws Scatter with PointPlot
+        (hv.Segments(([0], [0], [1], [1])), "SegmentPlot"),
+        (hv.Rectangles([(0, 0, 1, 1)]), "RectanglesPlot"),
+        (hv.Area(([0, 1], [1, 2])), "AreaPlot"),
+    ],
+)
+def test_holoviews_plot_internals_live_plots_patch(element, kind):
+    """LivePlot assigns new columns to each layer's source itself (HoloViews' own update
+    recomputes every layer per frame): the handles, the style lookup, ``get_data``'s
+    3-tuple and the plot class names it dispatches on must stay."""
+    plot = _rendered(hv.Overlay([element]))
+    subs = list(getattr(plot, "subplots", {}).values())
+    ok = len(subs) == 1
+    sub = subs[0] if ok else None
+    ok = ok and type(sub).__name__ == kind
+    ok = ok and isinstance(sub.handles.get("source"), ColumnDataSource)
+    ok = ok and isinstance(plot.handles.get("y_range"), Range1d)
+    ok = ok and sub.handles.get("glyph_renderer") is not None
+    ok = ok and hasattr(plot, "logy") and hasattr(plot, "ylim") and hasattr(plot, "cleanup")
+    if ok:
+        style = sub.style[sub.cyclic_index]
+        out = sub.get_data(sub.current_frame, {}, style)
+        ok = isinstance(out, tuple) and len(out) == 3 and isinstance(out[0], dict)
+    _canary(
+        ok,
+        f"holoviews {kind} internals (subplots, handles['source'/'glyph_renderer'/'y_range'],"
+        " style[cyclic_index], get_data -> (data, mapping, style), current_frame, logy, ylim)",
+        "dashboard/ui/live.py LivePlot._patch / _patch_frames / _set_y and "
+        "ui/app.py _name_regret_renderers",
+        HOLOVIEWS_SLOW_STREAM_UPDATES,
+        "adapt LivePlot to the new plot internals, or fall back to full re-renders "
+        "(patch=False) until it is",
+    )
+    # and the fast path's columns are still what HoloViews itself would send
+    frame = {
+        "CurvePlot": {"x": np.array([0.0, 1.0]), "y": np.array([1.0, 2.0])},
+        "PointPlot": {"x": np.array([0.0, 1.0]), "y": np.array([1.0, 2.0])},
+    }.get(kind)
+    if frame is not None:
+        _canary(
+            set(_columns(sub, frame)) == set(sub.handles["source"].data),
+            f"the source columns of a {kind}",
+            "dashboard/ui/live.py _columns",
+            HOLOVIEWS_SLOW_STREAM_UPDATES,
+            "update _columns for the plot's new column names",
+        )
+
+
+def test_live_plot_fast_path_matches_holoviews_columns_for_every_dashboard_plot():
+    """Every plot of the dashboard patched through ``frames`` gets exactly the columns the
+    HoloViews plot created (otherwise LivePlot silently re-renders every frame)."""
+    builders = [
+        (lambda r: plots.regret_plot(r, ["A"]), lambda r: plots.regret_frames(r, ["A"])),
+        (lambda r: plots.oracle_timeline(r, ["A"]), lambda r: plots.timeline_frames(r, ["A"])),
+        (lambda r: plots.complexity_plot(r, ["A"]), lambda r: plots.complexity_frames(r, ["A"])),
+        (plots.surviving_plot, plots.surviving_frames),
+        (plots.design_weights_plot, plots.design_weights_frames),
+        (lambda r: plots.wall_time_plot(r, ["A"]), lambda r: plots.wall_time_frames(r, ["A"])),
+    ]
+    for builder, frames in builders:
+        live = LivePlot("canary", builder, frames=frames)
+        live.ensure_rendered(Document())
+        before = live.renders
+        live.send(None)
+        _canary(
+            live.renders == before,
+            f"the columns HoloViews gives the layers of {builder}",
+            "dashboard/ui/live.py _columns / _patch_frames",
+            HOLOVIEWS_SLOW_STREAM_UPDATES,
+            "align the frames functions of dashboard/ui/plots.py with the new columns",
+        )
+
+
+# ---------------------------------------------------------------------------- Bokeh, Tornado
+def test_tornado_http_server_connection_parameters():
+    from tornado.httpserver import HTTPServer
+
+    from dashboard.ui.server import raise_header_limit
+
+    server = HTTPServer(lambda request: None)
+    try:
+        params = getattr(server, "conn_params", None)
+        _canary(
+            params is not None and isinstance(getattr(params, "max_header_size", None), int),
+            "tornado HTTPServer.conn_params.max_header_size",
+            "dashboard/ui/server.py raise_header_limit (links over 64 kB load)",
+            BOKEH_NO_HEADER_SIZE_OPTION,
+            "raise the limit through the server's new attribute, or pass "
+            "http_server_kwargs={'max_header_size': ...} where the server is created",
+        )
+        assert raise_header_limit(2_000_000) >= 1
+        assert server.conn_params.max_header_size == 2_000_000
+    finally:
+        server.stop()
+
+
+def test_bokeh_session_context_exposes_the_sessions_connections():
+    from bokeh.server.contexts import BokehSessionContext
+    from bokeh.server.session import ServerSession
+
+    ok = isinstance(inspect.getattr_static(BokehSessionContext, "session", None), property)
+    ok = ok and isinstance(inspect.getattr_static(ServerSession, "connection_count"), property)
+    ok = ok and isinstance(inspect.getattr_static(ServerSession, "destroyed"), property)
+    _canary(
+        ok,
+        "bokeh BokehSessionContext.session / ServerSession.connection_count / .destroyed",
+        "dashboard/ui/app.py DashboardApp._page_connected (no frames to closed sockets)",
+        "https://github.com/bokeh/bokeh/issues/11301",
+        "find the session's live connection count elsewhere, else closed pages log "
+        "WebSocketClosedError again (tests/browser/test_safety.py)",
+    )
+
+
+def test_bokeh_multichoice_still_renders_labels_as_html():
+    """Not a dependency but a reason: Bokeh's MultiChoice passes ``allowHTML: true`` to
+    Choices.js, so the app never puts an unregistered (user-typed) name into its options.
+    If this canary fails, Bokeh escapes labels itself and the filter may be relaxed."""
+    from pathlib import Path
+
+    import bokeh
+
+    bundle = Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh-widgets.min.js"
+    text = bundle.read_text(encoding="utf-8", errors="replace") if bundle.exists() else ""
+    _canary(
+        "allowHTML:!0" in text,
+        "BokehJS MultiChoice's Choices.js option allowHTML",
+        "dashboard/ui/app.py _algorithm_choices (keeps unregistered names out)",
+        BOKEH_CHOICES_ALLOW_HTML,
+        "check whether labels are now escaped; keep _algorithm_choices' filter either way",
+    )
+
+
+def test_panel_location_parses_its_query_with_a_module_level_parse_query():
+    import panel.io.location as location
+    from panel.io.location import Location
+
+    from dashboard.ui.server import guard_panel_query_parser
+
+    _canary(
+        callable(getattr(location, "parse_query", None)),
+        "panel.io.location.parse_query",
+        "dashboard/ui/server.py guard_panel_query_parser (a 5000-digit value loads)",
+        "no upstream issue found (Panel parses digit strings with int())",
+        "guard the new parser Location.query_params uses",
+    )
+    guard_panel_query_parser()
+    link = Location(search="?seed=" + "9" * 5000)  # Panel's own parse ran on this search
+    _canary(
+        link.query_params == {"seed": "9" * 5000},
+        "Location.query_params going through panel.io.location.parse_query",
+        "dashboard/ui/server.py guard_panel_query_parser",
+        "no upstream issue found (Panel parses digit strings with int())",
+        "guard the new parser Location.query_params uses",
+    )
