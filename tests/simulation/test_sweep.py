@@ -210,6 +210,10 @@ def test_saved_simulation_loads_back_identical(tmp_path):
         assert x.params == y.params and x.best_arm == y.best_arm
     assert back.to_dict() == json.loads(json.dumps(res.to_dict()))
     assert back.to_csv() == res.to_csv()
+    for got, want in ((back.features, res.features), (back.shift, res.shift)):
+        assert want is not None  # a semiparametric run carries its plots' arrays
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
     with ExperimentWriter.create(tmp_path / "x.jsonl", "simulation", {"a": 1}) as w:
         assert w.path.name == "x.jsonl"
 
