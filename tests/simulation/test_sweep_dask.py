@@ -4,7 +4,6 @@ mid-sweep loses and duplicates nothing (Dask reschedules its task)."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
@@ -17,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 from same_numbers import assert_same_numbers  # noqa: E402
 
 from dashboard.simulation import make_spec, simulate  # noqa: E402
+from dashboard.simulation.engine import local_cluster  # noqa: E402
 from dashboard.simulation.store import read_experiment  # noqa: E402
 from dashboard.simulation.sweep import (  # noqa: E402
     ENV_SCHEDULER,
@@ -29,13 +29,8 @@ from dashboard.simulation.sweep import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    cluster = local_cluster(2)  # a distributed.LocalCluster of 2 single-threaded processes
+    assert isinstance(cluster, distributed.LocalCluster)
     c = distributed.Client(cluster, set_as_default=False)
     yield c
     c.close()
