@@ -50,7 +50,7 @@ def pac_curve_plot(result: PACResult, title: str = "") -> Any:
     band (the paper's error bars), and the reference line ``10 sqrt(d log K)``."""
     import holoviews as hv
 
-    from .ui.plots import BAND_POINTS, FONTS, REF_COLOR, T_DIM
+    from .ui.plots.common import BAND_POINTS, FONTS, REF_COLOR, T_DIM
 
     t = result.times.astype(float)
     vals = result.scaled
