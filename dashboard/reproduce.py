@@ -296,9 +296,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="classroom",
         help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed (same seed, same numbers)")
-    p.add_argument("--horizon", type=int, help="override the scale's horizon T")
-    p.add_argument("--runs", type=int, help="override the scale's number of repetitions")
+    from .cli import cli_type
+    from .simulation.specs import FIELDS
+
+    p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())
+    p.add_argument(
+        "--horizon",
+        type=cli_type(FIELDS["horizon"]),
+        help="override the scale's horizon T; " + FIELDS["horizon"].allowed(),
+    )
+    p.add_argument(
+        "--runs",
+        type=cli_type(FIELDS["runs"]),
+        help="override the scale's number of repetitions; " + FIELDS["runs"].allowed(),
+    )
     p.add_argument(
         "--scheduler",
         help="tcp://host:port of a running Dask cluster (default at the paper scale: a local "

@@ -24,9 +24,11 @@ from typing import Any
 
 __all__ = ["ENGINE_ENV", "MAX_WORK_ENV", "add_parser", "serve"]
 
-#: ``dask`` or ``in-process``: where served sessions run their simulations.
+#: ``dask`` or ``in-process``: where served sessions run their simulations (read by
+#: :func:`dashboard.ui.model.default_engine`).
 ENGINE_ENV = "BANDIT_DASHBOARD_ENGINE"
-#: Per-run work limit (rounds x repetitions x algorithms) an instructor sets for the class.
+#: Per-run work limit (estimated seconds of simulation) an instructor sets for the class; read
+#: by :func:`dashboard.ui.model.class_max_work`.
 MAX_WORK_ENV = "BANDIT_DASHBOARD_MAX_WORK"
 
 
@@ -87,8 +89,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     p.add_argument(
         "--max-work",
-        type=_count(1, 10**12),
-        help="largest run a student may start, in rounds x repetitions x algorithms",
+        type=_count(1, 86_400),
+        help="largest run a student may start, in estimated seconds of simulation "
+        "(default 600; see docs/LIMITS.md)",
     )
     p.add_argument(
         "--password-file",

@@ -20,20 +20,26 @@ __all__ = ["add_parsers", "add_save_argument", "save_simulation"]
 
 EXIT_INTERRUPTED = 130
 
+
 #: Problem flags: (flag, type, help).  Defaults are the spec's own (as ``simulate``'s are).
-_PROBLEM_FLAGS: tuple[tuple[str, type, str], ...] = (
-    ("--d", int, "base arms (cmab, default 20) / dimension (semiparametric, default 5)"),
-    ("--m", int, "maximum action size (cmab, default 3)"),
-    ("--actions", str, "m-sets | paths | matchings (cmab)"),
-    ("--reward", str, "linear | covariance | general | continuous (cmab)"),
-    ("--oracle-delay", float, "seconds per oracle call (cmab)"),
-    ("--K", int, "number of arms (semiparametric, default 10)"),
-    ("--instance", str, "gap | random | multi-armed (semiparametric)"),
-    ("--shift", str, "none | sine | log | random | adversarial (semiparametric)"),
-    ("--magnitude", float, "shift magnitude (semiparametric)"),
-    ("--gap", float, "suboptimality gap Delta* (semiparametric)"),
-    ("--noise", float, "noise standard deviation sigma (semiparametric)"),
-)
+def _problem_flags() -> tuple[tuple[str, Any, str], ...]:
+    """``(flag, argparse type, help)`` of the problem fields, generated from the one problem
+    schema (:data:`dashboard.simulation.specs.FIELDS`): numbers are checked against the
+    schema's bounds before conversion; choices are checked by ``make_spec``."""
+    from .cli import cli_type
+    from .simulation.specs import FIELDS, RUN_FIELDS
+
+    return tuple(
+        (f.flag, str if f.kind == "choice" else cli_type(f), f"({'/'.join(f.problems)}) {f.help()}")
+        for f in FIELDS.values()
+        if f.flag
+        and f.name not in RUN_FIELDS
+        and f.kind in ("int", "float", "choice")
+        and f.name != "executor"
+    )
+
+
+_PROBLEM_FLAGS = _problem_flags()
 
 
 def _cli_error(message: str) -> Exception:
@@ -73,15 +79,22 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--algorithm", action="append", required=True, help="repeat to compare")
     for flag, typ, text in _PROBLEM_FLAGS:
         p.add_argument(flag, type=typ, default=None, help=text)
-    p.add_argument("--horizon", type=int, help="T of every point (unless swept)")
+    from .cli import cli_type
+    from .simulation.specs import FIELDS
+
+    p.add_argument(
+        "--horizon", type=cli_type(FIELDS["horizon"]), help="T of every point (unless swept)"
+    )
     p.add_argument(
         "--grid", action="append", default=[], metavar="FIELD=V1,V2", help="swept values"
     )
     p.add_argument(
         "--param", action="append", default=[], metavar="ALG:NAME=VALUE", help="fixed constant"
     )
-    p.add_argument("--runs", type=int, default=1, help="repetitions R per point")
-    p.add_argument("--seed", type=int, default=0, help="seed of every point")
+    p.add_argument(
+        "--runs", type=cli_type(FIELDS["runs"]), default=1, help="repetitions R per point"
+    )
+    p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help="seed of every point")
     p.add_argument("--scheduler", help="tcp://host:port of a running Dask scheduler, or inprocess")
     p.add_argument("--workers", type=int, help="worker processes of the local cluster")
     p.add_argument("--block", type=int, help="repetitions per task (default: automatic)")

@@ -31,18 +31,22 @@ __all__ = ["ExpensiveLog", "Policy", "PolicyEvent", "validate_int", "validate_pr
 
 
 def validate_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Return ``value`` as an int, or raise a ValueError saying what is allowed."""
-    try:
-        ok = float(value).is_integer()
-    except (TypeError, ValueError):
-        ok = False
-    if not ok or isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    v = int(value)
+    """Return ``value`` as an int, or raise a ValueError saying what is allowed.
+
+    Integers (any size: bounds are compared before conversion) and integral finite floats are
+    accepted; strings, booleans and other types are refused."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        v = int(value)
+    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value) % 1 == 0:
+        v = value  # compared as a float first, converted after the bounds check
+    else:
+        shown = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
+        raise ValueError(f"{name} must be an integer, got {shown}")
     if v < low or (high is not None and v > high):
         allowed = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be {allowed}, got {v}")
-    return v
+        shown = str(v) if abs(v) < 10**18 else f"a {len(str(int(abs(v))))}-digit number"
+        raise ValueError(f"{name} must be {allowed}, got {shown}")
+    return int(v)
 
 
 def validate_positive(name: str, value: Any, allow_zero: bool = False) -> float:

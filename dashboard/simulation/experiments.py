@@ -51,7 +51,7 @@ from ..algorithms import randomness as rnd
 from ..algorithms.base import validate_int
 from .results import SimulationResult
 from .runner import time_grid
-from .specs import SemiparametricSpec, make_spec
+from .specs import FIELDS, SemiparametricSpec, make_spec
 from .theory import estimation_error, pac_bound
 from .tuning import run_panel
 
@@ -426,9 +426,9 @@ def pure_exploration_errors(
         raise ValueError(
             f"X must be a (K, d) array and theta a (d,) vector, got {X.shape} and {theta.shape}"
         )
-    horizon = validate_int("horizon T", horizon, 1, 10_000_000)
-    runs = validate_int("runs", runs, 1, 256)
-    seed = validate_int("seed", seed, 0)
+    horizon = FIELDS["horizon"].check(horizon)
+    runs = FIELDS["runs"].check(runs)
+    seed = FIELDS["seed"].check(seed)
     ridge_beta(1, delta)  # validates delta
     K, d = X.shape
     anchor = validate_int("anchor", anchor, 0, K - 1)
@@ -691,9 +691,9 @@ def run_experiment(
     """
     fig = get_figure(name)
     sc = fig.scale(scale)
-    seed = validate_int("seed", seed, 0)
-    T = sc.horizon if horizon is None else validate_int("horizon T", horizon, 1)
-    R = sc.runs if runs is None else validate_int("runs", runs, 1)
+    seed = FIELDS["seed"].check(seed)
+    T = sc.horizon if horizon is None else FIELDS["horizon"].check(horizon)
+    R = sc.runs if runs is None else FIELDS["runs"].check(runs)
     extra = {str(k).lower(): dict(v) for k, v in (params or {}).items()}
     paper = str(scale).strip().lower() == "paper"
     if tune is None:

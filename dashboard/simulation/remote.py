@@ -26,8 +26,6 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from .results import SimulationResult
 from .runner import Simulation
 from .specs import ProblemSpec
@@ -67,10 +65,9 @@ class RunRequest:
 class Frame:
     """One streamed snapshot of a run.
 
-    ``result`` is the :class:`SimulationResult` up to round ``t``; ``shift`` is ``(t, nu_t)``
-    over the last simulated rounds of repetition 0 (semiparametric problems, else empty);
-    ``instance`` is ``(X, theta*)`` of a semiparametric instance; ``busy_seconds`` is the wall
-    time the worker spent simulating this frame; ``run_id`` names the actor that made it (Dask
+    ``result`` is the :class:`SimulationResult` up to round ``t`` (it carries the shift trace
+    and the semiparametric instance the plots need); ``busy_seconds`` is the wall time the
+    worker spent simulating this frame; ``run_id`` names the actor that made it (Dask
     re-creates a lost actor from scratch on another worker: a new id means the run was lost).
     """
 
@@ -78,8 +75,6 @@ class Frame:
     horizon: int
     done: bool
     result: SimulationResult
-    shift: tuple[np.ndarray, np.ndarray]
-    instance: tuple[np.ndarray, np.ndarray] | None
     busy_seconds: float
     run_id: str = ""
 
@@ -153,33 +148,9 @@ class SimulationActor:
             horizon=sim.horizon,
             done=sim.done,
             result=sim.result(),
-            shift=_shift_window(sim),
-            instance=_instance(sim),
             busy_seconds=busy,
             run_id=self.run_id,
         )
-
-
-def _shift_window(sim: Simulation, rounds: int = 300) -> tuple[np.ndarray, np.ndarray]:
-    empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
-    if sim.spec.problem != "semiparametric" or sim.t < 1 or not sim.groups:
-        return empty
-    env = sim.groups[0].envs[0]
-    if not hasattr(env, "shift_values"):
-        return empty
-    hi = min(sim.t, int(getattr(env, "t_played", sim.t)))
-    t = np.arange(max(1, hi - rounds + 1), hi + 1, dtype=np.int64)
-    try:
-        return t, np.asarray(env.shift_values(t), dtype=float)
-    except ValueError:
-        return empty
-
-
-def _instance(sim: Simulation) -> tuple[np.ndarray, np.ndarray] | None:
-    if sim.spec.problem != "semiparametric":
-        return None
-    inst = sim.built[0]
-    return np.asarray(inst.X, dtype=float), np.asarray(inst.theta, dtype=float)
 
 
 def activity() -> dict[str, int]:
@@ -221,14 +192,27 @@ class LocalRun(RunHandle):
     def __init__(self, request: RunRequest) -> None:
         self._actor: SimulationActor | None = SimulationActor(request)
         self._ready: Frame | None = self._actor.snapshot()
+        self._error: Exception | None = None
         self._register()
+
+    @property
+    def simulation(self) -> Simulation | None:
+        """The in-process :class:`Simulation` (``None`` once closed)."""
+        return None if self._actor is None else self._actor.sim
 
     def request(self, target: int = 0, seconds: float = 0.05, step: bool = False) -> None:
         if self._actor is None:
             raise ValueError("this run was closed; start a new one")
-        self._ready = self._actor.step() if step else self._actor.advance(target, seconds)
+        try:
+            self._ready = self._actor.step() if step else self._actor.advance(target, seconds)
+        except Exception as exc:  # reported by poll, as a Dask run's failure would be
+            self._error = exc
 
     def poll(self) -> Frame | None:
+        error, self._error = self._error, None
+        if error is not None:
+            self.close()
+            raise error
         frame, self._ready = self._ready, None
         return frame
 

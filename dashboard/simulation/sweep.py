@@ -303,6 +303,7 @@ def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
         params=params,
         grid_points=unit["grid_points"],
         reps=list(reps),
+        max_work=None,  # a sweep task: the sweep was asked for explicitly, in pieces
     ) as sim:
         return result_to_record(sim.run())
 

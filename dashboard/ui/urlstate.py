@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import param
 
+from ..simulation.specs import FIELDS
 from .model import MAX_ALGORITHMS, Config
 from .safe import shorten
 
@@ -196,6 +197,13 @@ def _parse_value(p: param.Parameter, raw: str) -> Any:
     if isinstance(p, param.Boolean):
         return _boolean(raw)
     if isinstance(p, param.Number):  # Integer is a Number
+        field = FIELDS.get(p.name)
+        if field is not None and field.kind in ("int", "float"):
+            # the problem schema's own parser: exact bounds before any conversion
+            try:
+                return field.parse(raw)
+            except ValueError:
+                raise _Refused(f"allowed: {_bounds_text(p)}") from None
         return _number(p, raw)
     if isinstance(p, param.Selector):
         return _selector(p, raw)
