@@ -185,6 +185,11 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", default="table", help="json | table")
     p.add_argument("--csv", help="also write the regret curves as CSV to this file")
     p.add_argument(
+        "--band",
+        help="with --csv: one row per algorithm and round with mean, lo, hi over the runs: "
+        "sd (ddof=1) | se | ci95 (Student t) | q10-90 | runs (default: every run, one row each)",
+    )
+    p.add_argument(
         "--param",
         action="append",
         default=[],
@@ -228,6 +233,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation.runner import Simulation
 
     fmt = _check_format(args.format)
+    if args.band is not None:
+        from .simulation.bands import check_band
+
+        if not args.csv:
+            raise CLIError("--band applies to the CSV export: give --csv FILE too")
+        check_band(args.band)
     load_plugins(args.plugin)
     spec = _spec_from_args(args)
     with Simulation(
@@ -241,7 +252,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     ) as sim:
         result = _run_with_progress(sim)
     if args.csv:
-        Path(args.csv).write_text(result.to_csv())
+        Path(args.csv).write_text(result.to_csv(band=args.band))
     from .sweep_cli import save_simulation
 
     save_simulation(args, result)

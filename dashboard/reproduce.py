@@ -50,12 +50,12 @@ def pac_curve_plot(result: PACResult, title: str = "") -> Any:
     band (the paper's error bars), and the reference line ``10 sqrt(d log K)``."""
     import holoviews as hv
 
-    from .ui.plots import BAND_POINTS, FONTS, REF_COLOR, T_DIM
+    from .ui.plots.common import BAND_POINTS, FONTS, REF_COLOR, T_DIM
 
     t = result.times.astype(float)
     vals = result.scaled
     mean = vals.mean(axis=0)
-    std = vals.std(axis=0) if result.runs > 1 else np.zeros_like(mean)
+    std = vals.std(axis=0, ddof=1) if result.runs > 1 else np.zeros_like(mean)  # sample sd
     keep = np.unique(np.r_[np.linspace(0, t.size - 1, BAND_POINTS).round().astype(int), t.size - 1])
     ydim = hv.Dimension("sqrt_t_e_t", label="√t · e_t")
     band = hv.Area(
@@ -238,6 +238,7 @@ def reproduce(
     echo: Any = print,
     scheduler: str | None = None,
     tune: bool | None = None,
+    band: str | None = None,
 ) -> list[tuple[Path, Path]]:
     """Run one figure (or ``"all"``) and write its HTML and CSV into ``out``.
 
@@ -249,6 +250,11 @@ def reproduce(
     """
     key = str(figure).strip().lower()
     names = list(FIGURES) if key == "all" else [get_figure(key).name]
+    if band is not None:
+        from .simulation.bands import check_band
+
+        if check_band(band) == "runs":
+            raise ValueError("--band runs is the figure's own CSV (every run); choose another")
     for name in names:
         FIGURES[name].scale(scale)
     _output_dir(out)
@@ -273,6 +279,12 @@ def reproduce(
         )
         echo(f"  wrote {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
         echo(f"  wrote {csv_path} ({n_rows:,} rows)")
+        if band is not None:
+            from .simulation.bands import experiment_band_csv
+
+            band_path = Path(out) / f"{name}-band-{band.strip().lower()}.csv"
+            band_path.write_text(experiment_band_csv(res, band))
+            echo(f"  wrote {band_path} (mean, lo, hi per round: {band})")
         for line in res.we_get.splitlines():
             echo(f"  {line}")
     return written
@@ -321,6 +333,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="auto",
         help="Appendix I's protocol, best c in {1,2,4,8} per setting (auto: paper scale only)",
     )
+    p.add_argument(
+        "--band",
+        help="also write DIR/<figure>-band-<band>.csv, mean, lo, hi over the runs per round: "
+        "sd (ddof=1) | se | ci95 (Student t) | q10-90",
+    )
     p.set_defaults(func=_cmd_reproduce)
     return p
 
@@ -343,6 +360,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             runs=args.runs,
             scheduler=scheduler,
             tune={"auto": None, "yes": True, "no": False}[args.tune],
+            band=args.band,
         )
     finally:
         close_clients()

@@ -33,6 +33,7 @@ __all__ = [
     "declaration",
     "declarations",
     "describe",
+    "uses_alpha",
 ]
 
 _KINDS = ("shift", "actions", "reward")
@@ -70,6 +71,20 @@ def constants(name: str) -> tuple[Constant, ...]:
         return declaration(name).constants
     except ValueError:
         return ()
+
+
+def uses_alpha(name: str) -> bool:
+    """Whether algorithm ``name`` plays with an alpha-approximate oracle, i.e. takes the
+    problem's ``alpha`` (the runner passes it to such policies) and so reports an
+    alpha-regret (Theorem 7; alpha-AROQ-CMAB).  False for an unknown name."""
+    import inspect
+
+    _ready()
+    try:
+        cls = registry.algorithm_info(name).load()
+    except ValueError:
+        return False
+    return "alpha" in inspect.signature(cls.__init__).parameters
 
 
 def check_constants(name: str, values: Any) -> dict[str, Any]:

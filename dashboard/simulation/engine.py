@@ -99,6 +99,9 @@ def run_on_dask(
     pending tasks and propagates."""
     from distributed import as_completed
 
+    from .plugin_sharing import ensure_shared
+
+    ensure_shared(client)  # plug-in algorithms and shifts must exist on the workers too
     futures = {}
     for fn, args, tag in tasks:
         futures[client.submit(fn, *args, retries=retries, pure=False)] = tag

@@ -539,6 +539,8 @@ class ExperimentResult:
                         out.append((*base, "cumulative_regret", r.regret[rep, j]))
                         out.append((*base, "queries", r.queries[rep, j]))
                         out.append((*base, "adaptivity", r.adaptivity[rep, j]))
+                        if r.alpha_regret is not None:  # approximate oracle (Theorem 7)
+                            out.append((*base, "alpha_regret", r.alpha_regret[rep, j]))
         return out
 
     def to_csv(self) -> str:

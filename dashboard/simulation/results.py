@@ -42,6 +42,9 @@ class AlgorithmResult:
     declaration_time: np.ndarray | None = None
     best_arm: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: ``(R, G)`` alpha-regret ``sum_t alpha r(a*) - r(a_t)`` (Theorem 7 of the combinatorial
+    #: paper) for algorithms with an approximate oracle (alpha-AROQ-CMAB); None for the others.
+    alpha_regret: np.ndarray | None = None
 
     @property
     def runs(self) -> int:
@@ -69,6 +72,9 @@ class AlgorithmResult:
             "wall_seconds": float(self.wall_seconds.sum()),
             "oracle_seconds": float(self.oracle_seconds.sum()),
         }
+        if self.alpha_regret is not None:
+            fa = self.alpha_regret[:, -1] if self.alpha_regret.shape[1] else np.zeros(self.runs)
+            out["final_alpha_regret_mean"] = float(fa.mean())
         if self.declared_arm is not None:
             declared = self.declared_arm >= 0
             out["best_arm_identified_rate"] = float(np.mean(self.declared_arm == self.best_arm))
@@ -139,6 +145,8 @@ class SimulationResult:
             ("adaptivity", "oracle_adaptivity_mean", "{:.0f}"),
             ("wall s", "wall_seconds", "{:.2f}"),
         ]
+        if any("final_alpha_regret_mean" in r for r in rows):
+            cols.insert(3, ("alpha-regret (mean)", "final_alpha_regret_mean", "{:.1f}"))
         if any("best_arm_identified_rate" in r for r in rows):
             cols.append(("best arm found", "best_arm_identified_rate", "{:.0%}"))
             cols.append(("declared at (mean t)", "declaration_time_mean", "{:.0f}"))
@@ -157,24 +165,43 @@ class SimulationResult:
         )
         return head + "\n" + "\n".join(lines)
 
-    def to_csv(self) -> str:
-        """Long-format CSV: one row per algorithm, repetition and recorded round."""
+    def to_csv(self, band: str | None = None) -> str:
+        """Long-format CSV: one row per algorithm, repetition and recorded round.
+
+        When an algorithm reports an alpha-regret (an approximate oracle), an
+        ``alpha_regret`` column is added (empty for the other algorithms).  With ``band``
+        (``sd``, ``se``, ``ci95``, ``q10-90``; see :mod:`dashboard.simulation.bands`) one row
+        per algorithm and round instead, with ``<metric>_mean/_lo/_hi`` columns; ``runs`` is
+        the per-run format.
+        """
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["algorithm", "run", "t", "cumulative_regret", "queries", "adaptivity"])
+        if band is not None:
+            from .bands import band_csv_rows, check_band
+
+            if check_band(band) != "runs":
+                head, rows = band_csv_rows(self, band)
+                w.writerow(head)
+                w.writerows(rows)
+                return buf.getvalue()
+        with_alpha = any(r.alpha_regret is not None for r in self.results)
+        head = ["algorithm", "run", "t", "cumulative_regret", "queries", "adaptivity"]
+        w.writerow([*head, "alpha_regret"] if with_alpha else head)
         for r in self.results:
             for i, rep in enumerate(self.reps or range(r.runs)):
                 for j, t in enumerate(r.times):
-                    w.writerow(
-                        [
-                            r.algorithm,
-                            rep,
-                            int(t),
-                            f"{r.regret[i, j]:.10g}",
-                            int(r.queries[i, j]),
-                            int(r.adaptivity[i, j]),
-                        ]
-                    )
+                    row = [
+                        r.algorithm,
+                        rep,
+                        int(t),
+                        f"{r.regret[i, j]:.10g}",
+                        int(r.queries[i, j]),
+                        int(r.adaptivity[i, j]),
+                    ]
+                    if with_alpha:
+                        a = r.alpha_regret
+                        row.append("" if a is None else f"{a[i, j]:.10g}")
+                    w.writerow(row)
         return buf.getvalue()
 
 
@@ -214,6 +241,7 @@ def _merge_algorithm(parts: list[AlgorithmResult], order: np.ndarray) -> Algorit
         declaration_time=_cat([p.declaration_time for p in parts], order),
         best_arm=first.best_arm,
         params=dict(first.params),
+        alpha_regret=_cat([p.alpha_regret for p in parts], order),
     )
 
 

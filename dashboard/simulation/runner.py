@@ -268,6 +268,17 @@ class _Group:
             return np.asarray(self.batched.cum_regret, dtype=float).copy()
         return np.array([p.cum_regret for p in self.policies], dtype=float)
 
+    def alpha_regret(self) -> np.ndarray | None:
+        """Exact alpha-regret per run (Theorem 7), for policies that report one (an
+        approximate oracle: ``alpha_regret`` attribute, e.g. alpha-AROQ-CMAB); else None."""
+        if self.batched is not None:
+            value = getattr(self.batched, "alpha_regret", None)
+        elif all(hasattr(p, "alpha_regret") for p in self.policies):
+            value = [p.alpha_regret for p in self.policies]
+        else:
+            value = None
+        return None if value is None else np.asarray(value, dtype=float).copy()
+
     def logs(self) -> list[Any]:
         if self.batched is not None:
             return list(self.batched.logs)
@@ -380,6 +391,7 @@ class Simulation:
         self.t = 0
         self._times: list[int] = []
         self._regret: list[np.ndarray] = []
+        self._alpha: list[list[np.ndarray | None]] = []  # per grid round, per group
         self._rate = 0.0  # rounds per second, measured
 
     # ------------------------------------------------------------------ lifecycle
@@ -433,6 +445,7 @@ class Simulation:
             if stop == nxt:
                 self._times.append(stop)
                 self._regret.append(np.stack([g.cum_regret() for g in self.groups]))
+                self._alpha.append([g.alpha_regret() for g in self.groups])
         return self.t
 
     def advance_for(self, seconds: float) -> int:
@@ -544,6 +557,10 @@ class Simulation:
             queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
             adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
             declared = g.declared()
+            alpha = None
+            if g.alpha_regret() is not None:  # (R, G) at the recorded rounds
+                cols = [row[gi] for row in self._alpha]
+                alpha = np.stack(cols, axis=-1) if cols else np.zeros((len(self.reps), 0))
             out.append(
                 AlgorithmResult(
                     algorithm=g.info.name,
@@ -561,6 +578,7 @@ class Simulation:
                     declaration_time=None if declared is None else declared[1],
                     best_arm=None if best is None else int(best),
                     params=g.params,
+                    alpha_regret=alpha,
                 )
             )
         return SimulationResult(

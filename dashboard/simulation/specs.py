@@ -170,11 +170,14 @@ _FIELD_LIST: tuple[Field, ...] = (
     Field(
         "alpha",
         "float",
-        "alpha of the approximate oracle (alpha-AROQ-CMAB's alpha-regret).",
+        "Approximation factor alpha in (0, 1] of alpha-AROQ-CMAB's oracle; its alpha-regret "
+        "(final_alpha_regret_mean) is alpha T r(a*) - sum_t r(a_t) (Theorem 7).",
         _CMAB,
         1.0,
         0.0,
         1.0,
+        low_open=True,  # alpha = 0 promises nothing (approx.validate_alpha, the same range)
+        flag="--alpha",
         dashboard=True,
     ),
     Field(

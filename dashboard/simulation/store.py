@@ -74,9 +74,23 @@ def _array(x: Any, dtype: type, ncols: int | None = None) -> np.ndarray:
     return arr
 
 
-def result_to_record(res: SimulationResult) -> dict[str, Any]:
-    """JSON-able record of a result: curves and finals, no per-call logs or events."""
+def _pair(p: tuple[np.ndarray, np.ndarray] | None) -> list[Any] | None:
+    return None if p is None else [_floats(np.asarray(a, dtype=float)) for a in p]
+
+
+def _unpair(p: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    return None if p is None else (np.array(p[0], dtype=float), np.array(p[1], dtype=float))
+
+
+def result_to_record(res: SimulationResult, arrays: bool = False) -> dict[str, Any]:
+    """JSON-able record of a result: curves and finals, no per-call logs or events.
+
+    ``arrays`` also keeps the plots' instance arrays (``features`` = (X, theta*), ``shift`` =
+    the recent shift trace) of a semiparametric run: done for a single saved run, not for the
+    many pieces of a sweep (they would repeat them)."""
+    extra = {"features": _pair(res.features), "shift": _pair(res.shift)} if arrays else {}
     return {
+        **extra,
         "spec": res.spec,
         "horizon": res.horizon,
         "runs": res.runs,
@@ -99,6 +113,7 @@ def result_to_record(res: SimulationResult) -> dict[str, Any]:
                 "declaration_time": _floats(r.declaration_time),
                 "best_arm": r.best_arm,
                 "params": r.params,
+                "alpha_regret": _floats(r.alpha_regret),
             }
             for r in res.results
         ],
@@ -127,6 +142,9 @@ def result_from_record(rec: dict[str, Any]) -> SimulationResult:
                     declaration_time=_array(a.get("declaration_time"), float),
                     best_arm=a.get("best_arm"),
                     params=dict(a.get("params") or {}),
+                    alpha_regret=None
+                    if a.get("alpha_regret") is None
+                    else np.array(a["alpha_regret"], dtype=float).reshape(-1, g),
                 )
             )
         return SimulationResult(
@@ -137,6 +155,8 @@ def result_from_record(rec: dict[str, Any]) -> SimulationResult:
             t=int(rec["t"]),
             results=results,
             instance=dict(rec.get("instance") or {}),
+            features=_unpair(rec.get("features")),
+            shift=_unpair(rec.get("shift")),
             reps=[int(r) for r in rec["reps"]],
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -298,7 +318,7 @@ def save_result(
         "seed": result.seed,
     }
     with ExperimentWriter.create(path, "simulation", defn) as w:
-        w.append({"reps": list(result.reps or [])}, result)
+        w.append({"reps": list(result.reps or [])}, result_to_record(result, arrays=True))
     return Path(path)
 
 

@@ -317,7 +317,9 @@ class SweepProgress:
     tasks_total: int
     rows_done: int
     rows_total: int
-    row: SweepRow | None = None  # the row this task completed, if any
+    #: rows this task completed (several when a shared unit finishes; on the first report of
+    #: a resumed sweep, the rows already complete in the file)
+    new_rows: list[SweepRow] = field(default_factory=list)
 
 
 @dataclass
@@ -522,15 +524,12 @@ def run_sweep(
         new = rows.add(ukey, res)
         state["done"] += 1
         if progress is not None:
-            progress(
-                SweepProgress(
-                    state["done"], total, len(rows.rows), len(sweep.rows), new[-1] if new else None
-                )
-            )
+            progress(SweepProgress(state["done"], total, len(rows.rows), len(sweep.rows), new))
 
     try:
         if progress is not None:
-            progress(SweepProgress(0, total, len(rows.rows), len(sweep.rows)))
+            done = [rows.rows[i] for i in sorted(rows.rows)]
+            progress(SweepProgress(0, total, len(rows.rows), len(sweep.rows), done))
         if inprocess:
             for ukey, reps in tasks:
                 if cancelled_by(cancel):

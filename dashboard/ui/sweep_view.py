@@ -273,17 +273,23 @@ class SweepView(pn.viewable.Viewer):
         self._schedule(self._on_done, res)
 
     def _schedule(self, fn: Any, arg: Any) -> None:
+        """Apply an update on the session's event loop (directly when there is none)."""
         doc = self._doc
         if doc is not None and getattr(doc, "session_context", None) is not None:
-            doc.add_next_tick_callback(lambda: fn(arg))
+            try:
+                doc.add_next_tick_callback(lambda: fn(arg))
+            except Exception:  # the session is gone (closed tab): nothing left to update
+                self._cancel.set()
         else:
             fn(arg)
 
     def _on_progress(self, p: SweepProgress) -> None:
         if self.result is None:
             return
-        if p.row is not None:
-            self.result.rows = sorted([*self.result.rows, p.row], key=lambda r: r.index)
+        if p.new_rows:
+            have = {r.index for r in self.result.rows}
+            fresh = [r for r in p.new_rows if r.index not in have]
+            self.result.rows = sorted([*self.result.rows, *fresh], key=lambda r: r.index)
             self._redraw()
             self._grid.object = self._grid_html()
         pct = int(100 * p.tasks_done / p.tasks_total) if p.tasks_total else 100

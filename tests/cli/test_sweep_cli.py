@@ -237,3 +237,13 @@ def test_bench_registers_the_sweep_benchmark(capsys, monkeypatch):
     doc = json.loads(out)["sweep"]
     assert calls == [1, 2] and doc["throughput_ratio"] == 2.0 and doc["identical_rows"] is True
     assert doc["tasks"] == 2 and doc["target_ratio"] == 1.7
+
+
+def test_out_never_overwrites_a_file_that_is_not_an_experiment(capsys, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my precious notes\n")
+    code, out, err = run_cli(capsys, *SWEEP, "--out", str(notes))
+    assert code == 2 and out == "" and "not a saved experiment" in err
+    assert notes.read_text() == "my precious notes\n"
+    code, _, err = run_cli(capsys, *SWEEP, "--out", str(tmp_path / "missing-dir" / "s.jsonl"))
+    assert code == 2 and err.startswith("error: cannot write") and err.count("\n") == 1

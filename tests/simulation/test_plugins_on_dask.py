@@ -60,3 +60,38 @@ def test_a_plugin_file_reaches_every_worker_and_gives_the_same_numbers(client):
         run.close()
     finally:
         registry.unregister_algorithm("Random-m-set")
+
+
+def test_a_sweep_of_a_plugin_runs_on_the_cluster(client):
+    from dashboard.simulation import plugin_sharing
+    from dashboard.simulation.sweep import make_sweep, run_sweep
+
+    # fresh workers that know no plug-in, so only the sweep engine's sharing can teach them
+    if plugin_sharing.PluginInstaller.name in client.run_on_scheduler(
+        lambda dask_scheduler: list(dask_scheduler.worker_plugins)
+    ):
+        client.unregister_worker_plugin(plugin_sharing.PluginInstaller.name)
+    plugin_sharing._shared.clear()
+    client.restart()
+    assert not any("Random-m-set" in n for n in client.run(_catalogue_names).values())
+    plugins.load_plugin(str(EXAMPLE))
+    try:
+        sweep = make_sweep(
+            "cmab",
+            ["Random-m-set"],
+            horizon=300,
+            runs=2,
+            seed=1,
+            grid={"Random-m-set:block": [1, 50]},
+            d=6,
+            m=2,
+        )
+        on_cluster = run_sweep(sweep, client=client)
+        here = run_sweep(sweep, scheduler="inprocess")
+        assert on_cluster.complete and [r.point for r in on_cluster.rows] == [
+            r.point for r in here.rows
+        ]
+        for a, b in zip(on_cluster.rows, here.rows):
+            np.testing.assert_array_equal(a.result.results[0].regret, b.result.results[0].regret)
+    finally:
+        registry.unregister_algorithm("Random-m-set")

@@ -4,7 +4,6 @@ mid-sweep loses and duplicates nothing (Dask reschedules its task)."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
@@ -17,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 from same_numbers import assert_same_numbers  # noqa: E402
 
 from dashboard.simulation import make_spec, simulate  # noqa: E402
+from dashboard.simulation.engine import local_cluster  # noqa: E402
 from dashboard.simulation.store import read_experiment  # noqa: E402
 from dashboard.simulation.sweep import (  # noqa: E402
     ENV_SCHEDULER,
@@ -29,13 +29,8 @@ from dashboard.simulation.sweep import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    cluster = local_cluster(2)  # a distributed.LocalCluster of 2 single-threaded processes
+    assert isinstance(cluster, distributed.LocalCluster)
     c = distributed.Client(cluster, set_as_default=False)
     yield c
     c.close()
@@ -176,3 +171,29 @@ def test_a_served_class_embedded_cluster_is_reused_by_sweeps(sweep_and_reference
         assert cluster.get_client() is embedded
     finally:
         close_clients()
+
+
+def test_cli_embedded_cluster_needs_no_set_up(capsys):
+    """``sweep --workers 2`` starts its own local cluster, prints the rows computed in-process,
+    and shuts the cluster down."""
+    import json
+
+    from dashboard.cli import main
+    from dashboard.simulation import cluster
+
+    argv = ["sweep", "--problem", "semiparametric", "--algorithm", "SBE", "--K", "5"]
+    argv += ["--grid", "d=2,3", "--horizon", "200", "--runs", "2", "--format", "json"]
+    assert main([*argv, "--workers", "2"]) == 0
+    on_cluster = json.loads(capsys.readouterr().out)
+    assert cluster._state["client"] is None  # closed after the command
+    assert main([*argv, "--scheduler", "inprocess"]) == 0
+    here = json.loads(capsys.readouterr().out)
+
+    def strip(rows):
+        for r in rows:
+            r["results"] = [
+                {k: v for k, v in x.items() if not k.endswith("seconds")} for x in r["results"]
+            ]
+        return rows
+
+    assert strip(on_cluster) == strip(here)

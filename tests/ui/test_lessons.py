@@ -394,7 +394,7 @@ def test_minimal_presets_are_fine():
         ({"reward": "quadratic"}, "'reward' must be one of"),
         ({"oracle_delay": 1.5}, "oracle_delay must be a number >= 0 and <= 1"),
         ({"oracle_delay": 0.5}, "a lesson preset must run within 60 s"),
-        ({"alpha": 1.5}, "alpha must be a number >= 0 and <= 1"),
+        ({"alpha": 1.5}, "alpha must be a number > 0 and <= 1"),
         ({"algorithms": ["CUCB", "NoSuchAlgo"]}, "unknown algorithm 'NoSuchAlgo'"),
         ({"algorithms": ["CUCB", "SBE"]}, "'SBE' belongs to the 'semiparametric' problem"),
         ({"reward": "general"}, "'CUCB' does not support the 'general' reward model"),

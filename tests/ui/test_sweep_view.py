@@ -172,3 +172,28 @@ def test_open_a_saved_sweep_file(tmp_path):
     assert "single run" in view._notice.object
     assert not view.open_saved(b"<i>junk</i>\n", "<x>.jsonl")
     assert "&lt;x&gt;" in view._notice.object and "<i>" not in view._notice.object
+
+
+def test_updates_go_through_the_session_loop_and_stop_when_it_is_gone():
+    class Doc:
+        session_context = object()
+
+        def __init__(self):
+            self.callbacks = []
+            self.closed = False
+
+        def add_next_tick_callback(self, cb):
+            if self.closed:
+                raise RuntimeError("session destroyed")
+            self.callbacks.append(cb)
+
+    view = _view()
+    doc = view._doc = Doc()
+    applied = []
+    view._schedule(applied.append, 1)
+    assert applied == [] and len(doc.callbacks) == 1  # not applied from the worker thread
+    doc.callbacks[0]()
+    assert applied == [1]
+    doc.closed = True
+    view._schedule(applied.append, 2)  # no exception escapes the worker thread
+    assert applied == [1] and view._cancel.is_set()

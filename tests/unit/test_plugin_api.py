@@ -197,3 +197,37 @@ def test_no_code_named_by_a_user_is_imported():
     new = {m for m in set(sys.modules) - before if "plugin" in m or "random_mset" in m}
     assert new == set()
     assert "Random-m-set" not in catalogue.algorithm_names()
+
+
+class ToyWithSwitch(ToyFirstArm):
+    declaration = AlgorithmDeclaration(
+        name="Toy-switch",
+        problem="semiparametric",
+        reference="test toy",
+        constants=(
+            Constant("arm", 0, "int", low=0, high=1000, doc="the arm played"),
+            Constant("loud", False, "bool", doc="a switch", label="loud: switch"),
+        ),
+    )
+
+    def __init__(self, arm: int = 0, loud: bool = False) -> None:
+        super().__init__(arm)
+        self.loud = loud
+
+
+def test_the_dashboard_card_shows_a_plugin_switch_as_a_checkbox():
+    import panel as pn
+
+    from dashboard.ui.app import DashboardApp
+
+    plugins.register_algorithm(ToyWithSwitch)
+    try:
+        app = DashboardApp(autostart_timer=False, frame_seconds=0.02)
+        app.config.param.update(problem="semiparametric", algorithms=["Toy-switch"])
+        app._build_constant_widgets()
+        widget = app._constant_widgets[("Toy-switch", "loud")]
+        assert isinstance(widget, pn.widgets.Checkbox) and widget.value is False
+        widget.value = True
+        assert app.config.constants == {"Toy-switch": {"loud": True}} and app.config.valid
+    finally:
+        registry.unregister_algorithm("Toy-switch")

@@ -252,10 +252,9 @@ class AlphaAROQ(AROQ):
         executor: Executor | None = None,
     ) -> None:
         super().__init__(C, threshold_scale, epoch0_size, oracle_delay, executor)
-        a = validate_positive("alpha", alpha)
-        if a > 1:
-            raise ValueError(f"alpha must be in (0, 1], got {alpha!r}")
-        self.alpha = a
+        from ..approx import validate_alpha
+
+        self.alpha = validate_alpha(alpha)
         if approximate is not None and not callable(approximate):
             raise ValueError("approximate must be a callable (family, request) -> action")
         self.approximate = approximate
