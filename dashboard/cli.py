@@ -1,4 +1,5 @@
-"""Command-line interface: ``python -m dashboard simulate | design | reproduce | bench``.
+"""Command-line interface: ``python -m dashboard simulate | algorithms | design | reproduce |
+bench | sweep | load | serve``.
 
 Errors never show a traceback: a one-line ``error: ...`` on stderr and exit code 2.
 """
@@ -47,83 +48,178 @@ def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def cli_type(field: Any, problem: str | None = None) -> Any:
+    """An argparse ``type=`` from a schema field: the text is checked against the field's
+    bounds or choices before any conversion (a 400-digit ``--seed`` is an error, not a crash)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return field.parse(text, problem)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = field.kind
+    return parse
+
+
+def _seconds(text: str) -> float:
+    from .simulation.budget import check_limit
+
+    try:
+        value = float(text) if len(text) <= 64 else float("nan")
+    except ValueError:
+        value = float("nan")
+    try:
+        out = check_limit("--max-work", value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--max-work must be a number of seconds > 0, got {text[:40]!r}"
+        ) from None
+    assert out is not None
+    return out
+
+
+def _add_limits(p: argparse.ArgumentParser, what: str) -> None:
+    from .simulation.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORK
+
+    p.add_argument(
+        "--max-work",
+        type=_seconds,
+        default=DEFAULT_MAX_WORK,
+        metavar="SECONDS",
+        help=f"refuse {what} estimated to take longer (default {DEFAULT_MAX_WORK:g} s; the "
+        f"memory limit is {DEFAULT_MAX_MEMORY / 1024**3:g} GB)",
+    )
+    p.add_argument("--force", action="store_true", help="no time or memory limit")
+
+
+def add_plugin_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="PATH_OR_MODULE",
+        help="load your own policy/shift first: a .py file or an importable module "
+        "(repeatable; see docs/PLUGINS.md)",
+    )
+
+
+def load_plugins(specs: Sequence[str]) -> None:
+    """Register the ``--plugin`` files/modules (one-line error for a bad plug-in)."""
+    if not specs:
+        return
+    from .plugins import load_plugin
+
+    for spec in specs:
+        try:
+            load_plugin(spec)
+        except ValueError as exc:
+            raise CLIError(str(exc).splitlines()[0]) from None
+
+
+def _param_help() -> str:
+    """``--param`` help listing every built-in algorithm's declared constants."""
+    from .simulation import catalogue
+
+    per_alg = "; ".join(
+        f"{d.name}: {', '.join(c.name for c in d.constants) or '-'}"
+        for d in catalogue.declarations()
+    )
+    return (
+        "algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable; VALUE is JSON, quote strings "
+        f"as '\"paper\"'). Constants: {per_alg}. Bounds and docs: python -m dashboard algorithms"
+    )
+
+
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
+    from .simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS
+
     p = sub.add_parser(
         "simulate",
         help="simulate algorithms and print a summary",
-        description="Simulate R repetitions of one or more algorithms on one instance.",
+        description="Simulate R repetitions of one or more algorithms on one instance. "
+        "Problem flags, their defaults and bounds come from the problem schema "
+        "(dashboard/simulation/specs.py).",
     )
-    p.add_argument("--problem", required=True, help="cmab or semiparametric")
+    p.add_argument("--problem", required=True, help=" | ".join(PROBLEMS))
+    add_plugin_flag(p)
     p.add_argument(
         "--algorithm",
         action="append",
         required=True,
         help="algorithm name as in the papers (repeat to compare), case-insensitive",
     )
-    p.add_argument("--d", type=int, help="base arms (cmab, default 20) / dimension (default 5)")
-    p.add_argument("--m", type=int, default=3, help="maximum action size (cmab, default 3)")
-    p.add_argument("--actions", default="m-sets", help="m-sets | paths | matchings (cmab)")
+    for f in FIELDS.values():
+        if f.flag is None or f.name in RUN_FIELDS:
+            continue
+        if f.kind == "bool":
+            p.add_argument(f.flag, action="store_true", default=None, help=f.help())
+        elif f.kind == "path":
+            p.add_argument(f.flag, dest=f.name, default=None, help=f.help())
+        else:
+            problems = "/".join(f.problems)
+            p.add_argument(
+                f.flag,
+                dest=f.name,
+                # choices are checked by make_spec, after --plugin registered its components
+                type=str if f.kind == "choice" else cli_type(f),
+                default=None,
+                metavar=f.name.upper() if f.kind != "choice" else None,
+                help=f"({problems}) {f.help()}",
+            )
     p.add_argument(
-        "--reward", default="linear", help="linear | covariance | general | continuous (cmab)"
+        "--horizon", type=cli_type(FIELDS["horizon"]), required=True, help=FIELDS["horizon"].help()
     )
-    p.add_argument("--oracle-delay", type=float, default=0.0, help="seconds per oracle call")
-    p.add_argument("--executor", default="none", help="none | threads (parallel oracle batches)")
-    p.add_argument("--K", type=int, default=10, help="number of arms (semiparametric)")
     p.add_argument(
-        "--instance", default="gap", help="gap | random | multi-armed | csv (semiparametric)"
+        "--runs",
+        type=cli_type(FIELDS["runs"]),
+        default=FIELDS["runs"].default,
+        help=FIELDS["runs"].help(),
     )
-    p.add_argument("--features", help="CSV of arm features, K rows x d columns")
-    p.add_argument("--rescale", action="store_true", help="rescale features to norm <= 1")
     p.add_argument(
-        "--shift", default="none", help="none | sine | log | random | adversarial (semiparam.)"
+        "--seed",
+        type=cli_type(FIELDS["seed"]),
+        default=FIELDS["seed"].default,
+        help=FIELDS["seed"].help(),
     )
-    p.add_argument("--magnitude", type=float, default=1.0, help="shift magnitude")
-    p.add_argument("--gap", type=float, default=0.5, help="suboptimality gap Delta*")
-    p.add_argument("--noise", type=float, default=1.0, help="noise standard deviation sigma")
-    p.add_argument("--horizon", type=int, required=True, help="number of rounds T")
-    p.add_argument("--runs", type=int, default=1, help="repetitions R")
-    p.add_argument("--seed", type=int, default=0, help="seed (same seed, same numbers)")
     p.add_argument("--format", default="table", help="json | table")
     p.add_argument("--csv", help="also write the regret curves as CSV to this file")
+    p.add_argument(
+        "--band",
+        help="with --csv: one row per algorithm and round with mean, lo, hi over the runs: "
+        "sd (ddof=1) | se | ci95 (Student t) | q10-90 | runs (default: every run, one row each)",
+    )
     p.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="ALG:NAME=VALUE",
-        help="algorithm constant, e.g. AROQ-CMAB:C=1.5 (repeatable)",
+        help=_param_help(),
     )
+    _add_limits(p, "a run")
+    from .sweep_cli import add_save_argument
+
+    add_save_argument(p)
     p.set_defaults(func=_cmd_simulate)
 
 
 def _spec_from_args(args: argparse.Namespace) -> Any:
-    from .simulation.specs import make_spec
+    from .simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, make_spec
 
     problem = str(args.problem).strip().lower()
-    if problem == "cmab":
-        return make_spec(
-            "cmab",
-            d=20 if args.d is None else args.d,
-            m=args.m,
-            actions=args.actions,
-            reward=args.reward,
-            oracle_delay=args.oracle_delay,
-            executor=args.executor,
-        )
-    if problem == "semiparametric":
-        instance = "csv" if args.features else args.instance
-        return make_spec(
-            "semiparametric",
-            d=5 if args.d is None else args.d,
-            K=args.K,
-            instance=instance,
-            shift=args.shift,
-            magnitude=args.magnitude,
-            gap=args.gap,
-            noise=args.noise,
-            features_path=args.features,
-            rescale=args.rescale,
-        )
-    raise CLIError(f"unknown problem {args.problem!r}; choose from: cmab, semiparametric")
+    if problem not in PROBLEMS:
+        raise CLIError(f"unknown problem {args.problem!r}; choose from: {', '.join(PROBLEMS)}")
+    given = {
+        f.name: getattr(args, f.name)
+        for f in FIELDS.values()
+        if f.flag and f.name not in RUN_FIELDS and getattr(args, f.name, None) is not None
+    }
+    other = sorted(FIELDS[k].flag for k in given if problem not in FIELDS[k].problems)
+    if other:
+        raise CLIError(f"{', '.join(other)} do(es) not apply to the {problem} problem")
+    if problem == "semiparametric" and given.get("features_path"):
+        given["instance"] = "csv"
+    return make_spec(problem, **given)
 
 
 def _check_format(fmt: str) -> str:
@@ -134,24 +230,85 @@ def _check_format(fmt: str) -> str:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from .simulation.runner import simulate
+    from .simulation.runner import Simulation
 
     fmt = _check_format(args.format)
+    if args.band is not None:
+        from .simulation.bands import check_band
+
+        if not args.csv:
+            raise CLIError("--band applies to the CSV export: give --csv FILE too")
+        check_band(args.band)
+    load_plugins(args.plugin)
     spec = _spec_from_args(args)
-    result = simulate(
+    with Simulation(
         spec,
         args.algorithm,
         horizon=args.horizon,
         runs=args.runs,
         seed=args.seed,
         params=_parse_params(args.param),
-    )
+        max_work=None if args.force else args.max_work,
+    ) as sim:
+        result = _run_with_progress(sim)
     if args.csv:
-        Path(args.csv).write_text(result.to_csv())
+        Path(args.csv).write_text(result.to_csv(band=args.band))
+    from .sweep_cli import save_simulation
+
+    save_simulation(args, result)
     if fmt == "json":
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.to_table())
+    return 0
+
+
+def _run_with_progress(sim: Any, stream: Any = None) -> Any:
+    """Run ``sim`` to its horizon; when stderr is a terminal and the run is estimated to take
+    more than a second, draw a progress bar there (stdout stays clean for JSON).  Chunking
+    does not change any number (counter-based randomness)."""
+    stream = sys.stderr if stream is None else stream
+    tty = getattr(stream, "isatty", lambda: False)()
+    if not tty or sim.estimate.seconds < 1.0:
+        return sim.run()
+    width = 30
+    steps = 200
+    for k in range(1, steps + 1):
+        sim.advance_to(-(-sim.horizon * k // steps))
+        done = sim.t / sim.horizon
+        bar = "#" * int(width * done)
+        stream.write(f"\r[{bar:<{width}}] {100 * done:5.1f}%  t = {sim.t:,} / {sim.horizon:,}")
+        stream.flush()
+    stream.write("\r" + " " * (width + 40) + "\r")
+    stream.flush()
+    return sim.result()
+
+
+def _add_algorithms(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "algorithms",
+        help="list algorithms (with their constants), shifts, action families, reward models",
+        description="Everything that can be simulated, as the classes declare it.",
+    )
+    add_plugin_flag(p)
+    p.add_argument("--problem", help="only cmab or only semiparametric")
+    p.add_argument("--format", default="table", help="json | table")
+    p.set_defaults(func=_cmd_algorithms)
+
+
+def _cmd_algorithms(args: argparse.Namespace) -> int:
+    from .catalogue_text import catalogue_table
+    from .simulation import catalogue
+
+    fmt = _check_format(args.format)
+    load_plugins(args.plugin)
+    problem = None
+    if args.problem is not None:
+        problem = str(args.problem).strip().lower()
+        if problem not in ("cmab", "semiparametric"):
+            raise CLIError(f"unknown problem {args.problem!r}; choose from: cmab, semiparametric")
+    described = catalogue.describe(problem)
+    print(json.dumps(described, indent=2) if fmt == "json" else catalogue_table(described))
     return 0
 
 
@@ -161,25 +318,48 @@ def _add_design(sub: argparse._SubParsersAction) -> None:
         help="DEO design (Algorithm 1) of an arm set, with Theorem 1's quantities",
         description="Compute the DEO design of the semiparametric paper for given or random arms.",
     )
-    p.add_argument("--features", help="CSV of arm features, K rows x d columns")
-    p.add_argument("--rescale", action="store_true", help="rescale features to norm <= 1")
-    p.add_argument("--d", type=int, default=5, help="dimension of random features")
-    p.add_argument("--K", type=int, default=10, help="number of random arms")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random features")
-    p.add_argument("--anchor", type=int, default=0, help="anchor arm (x_1 in Algorithm 1)")
+    from .simulation.fields import Field
+    from .simulation.specs import FIELDS
+
+    sp = "semiparametric"
+    p.add_argument("--features", help=FIELDS["features_path"].help())
+    p.add_argument("--rescale", action="store_true", help=FIELDS["rescale"].help())
+    p.add_argument(
+        "--d",
+        type=cli_type(FIELDS["d"], sp),
+        default=FIELDS["d"].default_for(sp),
+        help="dimension of random features; " + FIELDS["d"].allowed(sp),
+    )
+    p.add_argument(
+        "--K",
+        type=cli_type(FIELDS["K"], sp),
+        default=FIELDS["K"].default_for(sp),
+        help="number of random arms; " + FIELDS["K"].allowed(sp),
+    )
+    p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())
+    anchor = Field("anchor", "int", "anchor arm", (sp,), 0, 0, FIELDS["K"].high - 1)
+    p.add_argument(
+        "--anchor", type=cli_type(anchor), default=0, help="anchor arm (x_1 in Algorithm 1), < K"
+    )
     p.add_argument("--format", default="json", help="json | table")
+    _add_limits(p, "a design")
     p.set_defaults(func=_cmd_design)
 
 
 def _cmd_design(args: argparse.Namespace) -> int:
     from .algorithms.semiparametric.design import deo_design
     from .algorithms.semiparametric.instances import load_features_csv, random_instance
+    from .simulation.budget import enforce, estimate_design
 
     fmt = _check_format(args.format)
     if args.features:
         inst = load_features_csv(args.features, rescale=args.rescale, seed=args.seed)
     else:
         inst = random_instance(args.d, args.K, seed=args.seed)
+    if args.anchor >= inst.K:
+        raise CLIError(f"--anchor must be an arm index from 0 to {inst.K - 1}, got {args.anchor}")
+    if not args.force:
+        enforce(estimate_design(inst.K, inst.d), args.max_work, override="--max-work or --force")
     report = deo_design(inst.X, anchor=args.anchor)
     out = report.to_dict()
     if fmt == "json":
@@ -200,7 +380,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes (seconds, not minutes)")
     p.add_argument(
-        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames"
+        "--only", action="append", default=[], help="cmab | design | sbe | batched | frames | sweep"
     )
     p.set_defaults(func=_cmd_bench)
 
@@ -210,7 +390,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root))
-    names = args.only or ["cmab", "design", "sbe", "batched", "frames"]
+    names = args.only or ["cmab", "design", "sbe", "batched", "frames", "sweep"]
     out = {}
     for name in names:
         try:
@@ -230,15 +410,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_simulate(sub)
+    _add_algorithms(sub)
     _add_design(sub)
     _add_bench(sub)
+    from .sweep_cli import add_parsers as add_sweep_commands
+
+    add_sweep_commands(sub)
     try:
         from .reproduce import add_parser as add_reproduce
     except ImportError:
         pass
     else:
         add_reproduce(sub)
+    from .serve import add_parser as add_serve
+
+    add_serve(sub)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -247,13 +441,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
-            parser.print_help()
-            return EXIT_USAGE
+            commands = ", ".join(sorted(_commands(parser)))
+            raise CLIError(
+                f"usage: {parser.prog} COMMAND [options]; commands: {commands} "
+                f"(see {parser.prog} COMMAND --help)"
+            )
         return int(args.func(args))
     except CLIError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except (ValueError, FileNotFoundError, OSError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"error: {msg}", file=sys.stderr)
+        msg = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: {_one_line(msg)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    """``text`` on one line: control characters (a newline typed in an argument) escaped,
+    at most ``limit`` characters."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return out if len(out) <= limit else out[: limit - 3] + "..."

@@ -50,12 +50,12 @@ def pac_curve_plot(result: PACResult, title: str = "") -> Any:
     band (the paper's error bars), and the reference line ``10 sqrt(d log K)``."""
     import holoviews as hv
 
-    from .ui.plots import BAND_POINTS, FONTS, REF_COLOR, T_DIM
+    from .ui.plots.common import BAND_POINTS, FONTS, REF_COLOR, T_DIM
 
     t = result.times.astype(float)
     vals = result.scaled
     mean = vals.mean(axis=0)
-    std = vals.std(axis=0) if result.runs > 1 else np.zeros_like(mean)
+    std = vals.std(axis=0, ddof=1) if result.runs > 1 else np.zeros_like(mean)  # sample sd
     keep = np.unique(np.r_[np.linspace(0, t.size - 1, BAND_POINTS).round().astype(int), t.size - 1])
     ydim = hv.Dimension("sqrt_t_e_t", label="√t · e_t")
     band = hv.Area(
@@ -236,21 +236,40 @@ def reproduce(
     horizon: int | None = None,
     runs: int | None = None,
     echo: Any = print,
+    scheduler: str | None = None,
+    tune: bool | None = None,
+    band: str | None = None,
 ) -> list[tuple[Path, Path]]:
     """Run one figure (or ``"all"``) and write its HTML and CSV into ``out``.
 
     Everything is validated before anything runs: an unknown figure or scale, or an output
-    directory that cannot be written, raises ValueError at once.
+    directory that cannot be written, raises ValueError at once.  The simulations run on the
+    sweep engine (:mod:`dashboard.simulation.sweep`): at the paper scale on a local Dask
+    cluster, or on the cluster at ``scheduler``; ``tune`` (default: at the paper scale) follows
+    Appendix I's protocol (best c in {1, 2, 4, 8} per setting, reported).
     """
     key = str(figure).strip().lower()
     names = list(FIGURES) if key == "all" else [get_figure(key).name]
+    if band is not None:
+        from .simulation.bands import check_band
+
+        if check_band(band) == "runs":
+            raise ValueError("--band runs is the figure's own CSV (every run); choose another")
     for name in names:
         FIGURES[name].scale(scale)
     _output_dir(out)
     written = []
     for name in names:
         start = time.perf_counter()
-        res = run_experiment(name, scale=scale, seed=seed, horizon=horizon, runs=runs)
+        res = run_experiment(
+            name,
+            scale=scale,
+            seed=seed,
+            horizon=horizon,
+            runs=runs,
+            scheduler=scheduler,
+            tune=tune,
+        )
         html, csv_path = write_figure(res, out)
         written.append((html, csv_path))
         n_rows = res.to_csv().count("\n") - 1
@@ -260,6 +279,12 @@ def reproduce(
         )
         echo(f"  wrote {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
         echo(f"  wrote {csv_path} ({n_rows:,} rows)")
+        if band is not None:
+            from .simulation.bands import experiment_band_csv
+
+            band_path = Path(out) / f"{name}-band-{band.strip().lower()}.csv"
+            band_path.write_text(experiment_band_csv(res, band))
+            echo(f"  wrote {band_path} (mean, lo, hi per round: {band})")
         for line in res.we_get.splitlines():
             echo(f"  {line}")
     return written
@@ -283,20 +308,60 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="classroom",
         help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed (same seed, same numbers)")
-    p.add_argument("--horizon", type=int, help="override the scale's horizon T")
-    p.add_argument("--runs", type=int, help="override the scale's number of repetitions")
+    from .cli import cli_type
+    from .simulation.specs import FIELDS
+
+    p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())
+    p.add_argument(
+        "--horizon",
+        type=cli_type(FIELDS["horizon"]),
+        help="override the scale's horizon T; " + FIELDS["horizon"].allowed(),
+    )
+    p.add_argument(
+        "--runs",
+        type=cli_type(FIELDS["runs"]),
+        help="override the scale's number of repetitions; " + FIELDS["runs"].allowed(),
+    )
+    p.add_argument(
+        "--scheduler",
+        help="tcp://host:port of a running Dask cluster (default at the paper scale: a local "
+        "cluster; below it: in-process), or inprocess",
+    )
+    p.add_argument(
+        "--tune",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="Appendix I's protocol, best c in {1,2,4,8} per setting (auto: paper scale only)",
+    )
+    p.add_argument(
+        "--band",
+        help="also write DIR/<figure>-band-<band>.csv, mean, lo, hi over the runs per round: "
+        "sd (ddof=1) | se | ci95 (Student t) | q10-90",
+    )
     p.set_defaults(func=_cmd_reproduce)
     return p
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    reproduce(
-        args.figure,
-        args.out,
-        scale=args.scale,
-        seed=args.seed,
-        horizon=args.horizon,
-        runs=args.runs,
-    )
+    from .simulation.engine import check_address, close_clients
+
+    scheduler = args.scheduler
+    if scheduler is not None and scheduler.strip().lower() != "inprocess":
+        scheduler = check_address(scheduler)
+    elif scheduler is not None:
+        scheduler = "inprocess"
+    try:
+        reproduce(
+            args.figure,
+            args.out,
+            scale=args.scale,
+            seed=args.seed,
+            horizon=args.horizon,
+            runs=args.runs,
+            scheduler=scheduler,
+            tune={"auto": None, "yes": True, "no": False}[args.tune],
+            band=args.band,
+        )
+    finally:
+        close_clients()
     return 0

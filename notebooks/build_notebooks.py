@@ -3,6 +3,8 @@
 Run ``python notebooks/build_notebooks.py`` after editing; the ``.ipynb`` files are generated,
 so edit here, not in Jupyter.  Every notebook starts with the extensions, then a parameter cell
 ``SCALE = os.environ.get("NOTEBOOK_SCALE", "classroom")`` (``"paper"`` for full size).
+The setup cell calls ``pn.extension("mathjax")`` *before* ``hv.extension("bokeh")`` (the other
+order loads Bokeh without its MathJax bundle, and the dashboard's math never renders).
 Exercise solutions are code cells tagged ``solution`` with ``source_hidden`` set, under a
 "Solution" header, so JupyterLab shows them collapsed.
 """
@@ -23,8 +25,10 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
-hv.extension("bokeh")
-pn.extension()"""
+# Panel first, with MathJax: the dashboard's lesson text is typeset by Bokeh's MathJax bundle,
+# which is only sent to the browser if it is requested before HoloViews loads Bokeh.
+pn.extension("mathjax")
+hv.extension("bokeh")"""
 
 PARAMS = """\
 # Parameters: "classroom" keeps every run to seconds; "paper" uses the papers' sizes.
@@ -110,8 +114,9 @@ print(result.to_table())
 ## When does AROQ-CMAB call the oracle?
 
 Each tick is an oracle call (run 1). CUCB's calls fill the row (one per round); AROQ-CMAB's
-calls thin out as epochs double in length (Algorithm 1: a new epoch for arm `i` starts when
-`|T_i(tau)| >= 1 + sqrt(T m |T_i(tau-1)| / d)`).
+calls thin out as its epochs lengthen towards `Tm/d` (Algorithm 1: a new epoch for arm `i`
+starts when `|T_i(tau)| >= 1 + sqrt(T m |T_i(tau-1)| / d)`; the lengths converge to `Tm/d`
+and the shortfall `(Tm/d) / x_tau` is square-rooted at every epoch, Lemma 2).
 """
         ),
         code("plots.oracle_timeline(result)"),
@@ -400,6 +405,26 @@ hv.Bars((np.arange(K), deo.weights), "arm", "weight").opts(
         ),
         md(
             """
+How far is DEO from the best possible design? The paper calls Definition 2 non-convex, but it
+is an ordinary G-optimal design in disguise: with lifted features `z_i = (1, x_i)`,
+`z_i^T M(p)^-1 z_i = 1 + ||x_i - xbar_p||^2_(Sigma_p^-1)`, so the G-optimal design of the `z_i`
+(max leverage `r + 1`) reaches the optimum `sqrt(r)` of Definition 2 with `mu = xbar_p`, and no
+design does better (the average of `||x_i - mu||^2` under `p` is already `>= r`). DEO is a
+closed-form factor-2 approximation of it (Theorem 1, with `mu = x_1`).
+"""
+        ),
+        code(
+            """
+lifted = g_optimal_design(np.hstack([np.ones((K, 1)), inst.X]), tol=1e-6)
+exact = design_report(inst.X, lifted.weights, anchor=0)
+r = deo.span_dimension
+print(f"exact optimum of Definition 2: {exact.max_norm_to_mean:.3f} = sqrt(r) = {r ** 0.5:.3f}")
+print(f"DEO with mu = xbar: {deo.max_norm_to_mean:.3f}; with mu = x_1: "
+      f"{deo.max_norm_to_anchor:.3f} <= 2 sqrt(r) = {2 * r ** 0.5:.3f}")
+"""
+        ),
+        md(
+            """
 Why not just use the G-optimal design of the `x_i` themselves? Its mean feature `xbar_p` can
 sit anywhere, and orthogonalized regression only sees `x_i - xbar_p`: some directions may have
 almost no variance. Compare the Theorem 1 quantities of the plain G-optimal design and of the
@@ -614,12 +639,238 @@ for c in (0.5, 1, 2):
     ],
 )
 
+# ------------------------------------------------------------------------------------ 06
+_GREEDY = """
+import numpy as np
+
+from dashboard.plugins import AlgorithmDeclaration, Constant, Policy, register_algorithm
+
+
+class Greedy(Policy):
+    \"\"\"Play the action with the best empirical means (unplayed arms count as `optimism`).\"\"\"
+
+    # 1. the declaration: name, problem, paper reference and user constants, as data
+    declaration = AlgorithmDeclaration(
+        name="my-greedy",
+        problem="cmab",
+        reference="greedy (no exploration); a foil for Algorithm 1",
+        rewards=("linear",),  # reward models this policy supports
+        per_round=True,  # it asks the oracle every round
+        doc="argmax of the empirical means",
+        constants=(
+            Constant("optimism", 1.0, low=0.0, high=10.0, doc="score of a never-played arm"),
+        ),
+    )
+
+    # 2. every declared constant is a constructor keyword with the declared default
+    def __init__(self, optimism: float = 1.0) -> None:
+        super().__init__()
+        self.optimism = float(optimism)
+
+    # 3. reset(env, horizon): a fresh run (clear t, cum_regret and the oracle log)
+    def reset(self, env, horizon: int) -> None:
+        Policy.__init__(self)
+        self.env, self.horizon = env, int(horizon)
+        self.n = np.zeros(env.d, dtype=np.int64)  # plays of each base arm
+        self.sums = np.zeros(env.d)  # sum of its outcomes
+
+    # 4. advance(until): play rounds t+1 .. until, keep t and cum_regret exact
+    def advance(self, until: int) -> int:
+        env = self.env
+        while self.t < until:
+            t = self.t + 1
+            means = np.where(self.n > 0, self.sums / np.maximum(self.n, 1), self.optimism)
+            action = env.family.argmax_linear(means)  # one oracle call ...
+            self.log.record(t, self.log.new_round(), "argmax")  # ... recorded
+            y = env.play_fixed(action, t, 1)[0]  # outcomes of the chosen base arms
+            arms = np.flatnonzero(action)
+            self.n[arms] += 1
+            self.sums[arms] += y
+            self.cum_regret += env.gap(action)  # exact pseudo-regret r(a*) - r(a_t)
+            self.t = t
+        return self.t
+
+
+register_algorithm(Greedy, replace=True)  # replace=True: rerunning the cell is fine
+"""
+
+_ETC = """
+class ExploreThenCommit(Policy):
+    \"\"\"Play every base arm `explore` times (least-played first), then commit for good to
+    the action with the best empirical means: one oracle call after exploration.\"\"\"
+
+    declaration = AlgorithmDeclaration(
+        name="my-ETC",
+        problem="cmab",
+        reference="explore-then-commit (Lattimore & Szepesvari 2020, Chapter 6)",
+        rewards=("linear",),
+        per_round=False,  # rare oracle calls, like AROQ-CMAB
+        doc="uniform exploration, then one oracle call and commit",
+        constants=(
+            Constant("explore", 40, kind="int", low=1, high=100_000, doc="plays of each arm"),
+        ),
+    )
+
+    def __init__(self, explore: int = 40) -> None:
+        super().__init__()
+        self.explore = int(explore)
+
+    def reset(self, env, horizon: int) -> None:
+        Policy.__init__(self)
+        self.env, self.horizon = env, int(horizon)
+        self.n = np.zeros(env.d, dtype=np.int64)
+        self.sums = np.zeros(env.d)
+        self.committed = None
+
+    def advance(self, until: int) -> int:
+        env = self.env
+        while self.t < until:
+            t = self.t + 1
+            if self.committed is None and self.n.min() < self.explore:
+                # exploring: the m least-played arms (a feasible action of the family)
+                action = env.family.argmax_linear(-self.n.astype(float))
+            else:
+                if self.committed is None:  # the single oracle call on the learnt means
+                    self.committed = env.family.argmax_linear(self.sums / self.n)
+                    self.log.record(t, self.log.new_round(), "commit")
+                action = self.committed
+            y = env.play_fixed(action, t, 1)[0]
+            arms = np.flatnonzero(action)
+            self.n[arms] += 1
+            self.sums[arms] += y
+            self.cum_regret += env.gap(action)
+            self.t = t
+        return self.t
+
+
+register_algorithm(ExploreThenCommit, replace=True)
+result = simulate(spec, ["my-greedy", "my-ETC", "AROQ-CMAB"], horizon=T, runs=R, seed=1)
+print(result.to_table())
+# Greedy often locks onto a suboptimal action (linear regret); ETC pays for its exploration
+# (about d * explore / m rounds) and then, if explore was large enough, nothing.  AROQ-CMAB
+# needs no explore constant and a handful of oracle calls; try explore = 10 and 200:
+for e in (10, 200):
+    r = simulate(spec, ["my-ETC"], horizon=T, runs=R, seed=1, params={"my-ETC": {"explore": e}})
+    print(e, round(float(r["my-ETC"].final_regret.mean()), 1))
+"""
+
+NB06 = notebook(
+    "Write your own policy and race it against AROQ-CMAB",
+    """
+The dashboard's algorithms are classes that **declare themselves**: name, problem, paper
+reference and user constants are data on the class, and the simulation, the CLI and the
+dashboard read that one declaration (`docs/PLUGINS.md`). Your own policy follows the same public
+contract: subclass `Policy`, give it a `declaration`, implement `reset(env, horizon)` and
+`advance(until)`, then `register_algorithm` it. From then on it races in `simulate` and in the
+dashboard exactly like AROQ-CMAB (Algorithm 1), on the same instance with the same noise.
+""",
+    [
+        md(
+            """
+## Step 1: a policy in one cell
+
+A greedy policy: every round, the action with the best empirical means. It is the simplest
+learner, and it does not explore. Read the four numbered parts: they are the whole contract.
+"""
+        ),
+        code(_GREEDY),
+        md(
+            """
+## Step 2: the declaration checks your constants
+
+You wrote no validation, yet a constant out of its declared bounds is one clear sentence
+(on the command line: `error: ...` and exit code 2).
+"""
+        ),
+        code(
+            """
+from dashboard.simulation.runner import simulate
+from dashboard.simulation.specs import make_spec
+
+spec = make_spec("cmab", d=10, m=3, reward="linear")
+T, R = (20_000, 5) if BIG else (1_000, 2)
+try:
+    simulate(spec, ["my-greedy"], horizon=10, params={"my-greedy": {"optimism": -1}})
+except ValueError as exc:
+    print("refused:", exc)
+"""
+        ),
+        md(
+            """
+## Step 3: race it against AROQ-CMAB
+
+Same instance (`seed`), same outcomes for the `n`-th pull of an arm in a repetition (common
+random numbers), so the curves differ only by the decisions.
+"""
+        ),
+        code(
+            """
+from dashboard.ui import plots
+
+result = simulate(spec, ["my-greedy", "AROQ-CMAB"], horizon=T, runs=R, seed=1)
+print(result.to_table())
+plots.regret_plot(result)
+"""
+        ),
+        md(
+            """
+## Step 4: the same race in the dashboard
+
+Your class is registered in this kernel, so the dashboard offers it next to the built-ins (its
+constant appears on the constants card). The cell below runs the race once; change the
+settings and press **Run** to race again.
+"""
+        ),
+        code(
+            """
+from dashboard.ui.app import DashboardApp
+
+race = DashboardApp(autostart_timer=False, first_frame_seconds=120)
+race.config.apply_preset(
+    {"problem": "cmab", "algorithms": ["my-greedy", "AROQ-CMAB"], "d": 10, "m": 3,
+     "horizon": T, "runs": R, "seed": 1}
+)
+race.run()  # the first frame simulates the whole (small) horizon
+race
+"""
+        ),
+        *exercise(
+            """
+Greedy can lock onto a poor action for ever. Write `ExploreThenCommit` (name `my-ETC`): play
+every base arm `explore` times (declare `explore` as an int constant, default 40), then call
+the oracle **once** on the empirical means and commit to that action. Register it and race
+`my-greedy`, `my-ETC` and `AROQ-CMAB`. How does ETC's regret depend on `explore`, and why does
+AROQ-CMAB not need such a constant? (Hint: `env.family.argmax_linear(-n)` returns a feasible
+action made of the least-played arms.)
+""",
+            _ETC,
+        ),
+        md(
+            """
+## Your turn: can you beat AROQ-CMAB?
+
+Now *you* are the policy. Click `m` arms, press **Play this round**, read the outcomes and decide
+again; AROQ-CMAB plays the same instance with the same random numbers, and its regret curve is
+drawn beside yours. The true means are revealed after the last round.
+"""
+        ),
+        code(
+            """
+from dashboard.ui.play import PlayView
+
+PlayView.new(make_spec("cmab", d=6, m=2), ["AROQ-CMAB", "my-greedy"], horizon=30, seed=7)
+"""
+        ),
+    ],
+)
+
 NOTEBOOKS = {
     "01-oracle-calls.ipynb": NB01,
     "02-scheduled-queries.ipynb": NB02,
     "03-semiparametric-shifts.ipynb": NB03,
     "04-experimental-design.ipynb": NB04,
     "05-sbe.ipynb": NB05,
+    "06-your-own-policy.ipynb": NB06,
     "10-reproduce-combinatorial.ipynb": NB10,
     "11-reproduce-semiparametric.ipynb": NB11,
 }

@@ -17,6 +17,7 @@ SROQ, a phase boundary for SBE, every round for per-round baselines), so that
 
 from __future__ import annotations
 
+import inspect
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -24,22 +25,28 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .declare import AlgorithmDeclaration
+
 __all__ = ["ExpensiveLog", "Policy", "PolicyEvent", "validate_int", "validate_probability"]
 
 
 def validate_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Return ``value`` as an int, or raise a ValueError saying what is allowed."""
-    try:
-        ok = float(value).is_integer()
-    except (TypeError, ValueError):
-        ok = False
-    if not ok or isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    v = int(value)
+    """Return ``value`` as an int, or raise a ValueError saying what is allowed.
+
+    Integers (any size: bounds are compared before conversion) and integral finite floats are
+    accepted; strings, booleans and other types are refused."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        v = int(value)
+    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value) % 1 == 0:
+        v = value  # compared as a float first, converted after the bounds check
+    else:
+        shown = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
+        raise ValueError(f"{name} must be an integer, got {shown}")
     if v < low or (high is not None and v > high):
         allowed = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be {allowed}, got {v}")
-    return v
+        shown = str(v) if abs(v) < 10**18 else f"a {len(str(int(abs(v))))}-digit number"
+        raise ValueError(f"{name} must be {allowed}, got {shown}")
+    return int(v)
 
 
 def validate_positive(name: str, value: Any, allow_zero: bool = False) -> float:
@@ -240,10 +247,33 @@ class Policy(ABC):
         wall time spent inside expensive calls (the rest of the time is "simulation").
     """
 
+    #: What the class says about itself (name, problem, reference, constants ...); see
+    #: :mod:`dashboard.algorithms.declare`.  ``name`` and ``problem`` are copied from it.
+    declaration: ClassVar[AlgorithmDeclaration | None] = None
     #: Display name, as in the paper (e.g. ``"AROQ-CMAB"``).
     name: ClassVar[str] = ""
     #: ``"cmab"`` or ``"semiparametric"``.
     problem: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        decl = cls.__dict__.get("declaration")
+        if isinstance(decl, AlgorithmDeclaration):
+            cls.name, cls.problem = decl.name, decl.problem
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Policy:
+        """Validate the declared constants before ``__init__`` runs (one ValueError naming
+        the constant and its allowed values), so no constructor repeats the declaration."""
+        decl = cls.declaration
+        if decl is not None and (args or kwargs):
+            try:
+                bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
+            except TypeError:
+                pass  # let __init__ raise its own TypeError
+            else:
+                given = bound.arguments
+                decl.validate({c.name: given[c.name] for c in decl.constants if c.name in given})
+        return super().__new__(cls)
 
     def __init__(self) -> None:
         self.t = 0
@@ -273,8 +303,11 @@ class Policy(ABC):
         return self
 
     def params(self) -> dict[str, Any]:
-        """The policy's tunable parameters (for reports and CSV export)."""
-        return {}
+        """The declared constants and their values (for reports and CSV export)."""
+        decl = type(self).declaration
+        if decl is None:
+            return {}
+        return {c.name: getattr(self, c.name, c.default) for c in decl.constants}
 
     @property
     def declared_arm(self) -> int | None:

@@ -1,134 +1,199 @@
-"""Names of algorithms, action families, reward models and shifts, and how to build them.
+"""The algorithm registry, built from the policy classes' declarations.
 
-The CLI, the simulation layer and the dashboard all resolve user-facing names here, so a name
-means the same thing everywhere.  Names are matched case-insensitively.  Entries are
-``"module:Class"`` strings imported lazily, so importing this module is cheap.
+The CLI, the simulation layer and (through :mod:`dashboard.simulation.catalogue`) the dashboard
+resolve user-facing names here, so a name means the same thing everywhere.  Names are matched
+case-insensitively.  Everything an entry says (name, problem, reference, rewards, per-round,
+constants, batched engine) is read from the class's ``declaration``
+(:class:`~dashboard.algorithms.declare.AlgorithmDeclaration`); :data:`BUILTIN` only lists which
+classes ship with the package (adding an algorithm is one file plus one line here).
+
+Plug-ins (your own policies) join with :func:`register_algorithm`, which validates the class
+against the public contract (:func:`check_policy_class`) first.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from .base import Policy
+from .declare import RESERVED, AlgorithmDeclaration
+
 __all__ = [
     "ALGORITHMS",
+    "BUILTIN",
     "AlgorithmInfo",
     "algorithm_info",
     "algorithms_for",
+    "check_policy_class",
     "load",
+    "register_algorithm",
+    "unregister_algorithm",
 ]
 
 _PKG = "dashboard.algorithms"
 
+#: The policy classes shipped with the package, as ``"module:Class"`` under this package.
+BUILTIN: tuple[str, ...] = (
+    # --- combinatorial semi-bandits (oracle-efficient paper) ---
+    "cmab.policies.cucb:CUCB",
+    "cmab.policies.aroq:AROQ",
+    "cmab.policies.aroq:AlphaAROQ",
+    "cmab.policies.sroq:SROQ",
+    "cmab.policies.covariance:AROQC",
+    "cmab.policies.covariance:SROQC",
+    "cmab.policies.covariance:OLSUCBC",
+    "cmab.policies.general:AROQGR",
+    "cmab.policies.general:SROQGR",
+    "cmab.policies.general:SDCB",
+    "cmab.policies.general:DiscretizedAROQGR",
+    "cmab.policies.general:DiscretizedSROQGR",
+    # --- semiparametric bandits (experimental-design paper) ---
+    "semiparametric.policies.sbe:SBE",
+    "semiparametric.policies.bose:BOSE",
+    "semiparametric.policies.spts:SemiparametricTS",
+    "semiparametric.policies.linear_foils:LinUCB",
+    "semiparametric.policies.linear_foils:GElimination",
+)
+
 
 @dataclass(frozen=True)
 class AlgorithmInfo:
-    """A registered algorithm.
+    """A registered algorithm: its class and (read from it) its declaration.
 
-    ``problem`` is ``"cmab"`` or ``"semiparametric"``; ``rewards`` lists the CMAB reward models
-    it supports; ``paper`` cites where it is defined; ``per_round`` marks baselines that query
-    the oracle (or solve an optimisation) every round.
+    ``paper`` is the declaration's ``reference`` (kept under its historical name: result JSON
+    reports it as ``"paper"``).  ``plugin`` marks classes registered at run time.
     """
 
-    name: str
-    target: str
-    problem: str
-    paper: str
-    rewards: tuple[str, ...] = ()
-    per_round: bool = False
+    cls: type
+    plugin: bool = False
+
+    @property
+    def declaration(self) -> AlgorithmDeclaration:
+        return self.cls.declaration
+
+    @property
+    def name(self) -> str:
+        return self.declaration.name
+
+    @property
+    def problem(self) -> str:
+        return self.declaration.problem
+
+    @property
+    def paper(self) -> str:
+        return self.declaration.reference
+
+    @property
+    def rewards(self) -> tuple[str, ...]:
+        return self.declaration.rewards
+
+    @property
+    def per_round(self) -> bool:
+        return self.declaration.per_round
+
+    @property
+    def target(self) -> str:
+        return f"{self.cls.__module__}:{self.cls.__qualname__}"
 
     def load(self) -> type:
-        """Import and return the policy class."""
-        return load(self.target)
-
-
-_LINEAR = ("linear", "covariance")
-_ANY = ("linear", "covariance", "general", "continuous")
-_GENERAL = ("general", "continuous")
-
-ALGORITHMS: dict[str, AlgorithmInfo] = {
-    info.name.lower(): info
-    for info in [
-        # --- combinatorial semi-bandits (oracle-efficient paper) ---
-        AlgorithmInfo(
-            "CUCB", "cmab.policies.cucb:CUCB", "cmab", "Chen et al. 2013 (baseline)", _LINEAR, True
-        ),
-        AlgorithmInfo("AROQ-CMAB", "cmab.policies.aroq:AROQ", "cmab", "Algorithm 1", _LINEAR),
-        AlgorithmInfo(
-            "alpha-AROQ-CMAB", "cmab.policies.aroq:AlphaAROQ", "cmab", "Algorithm 5", _LINEAR
-        ),
-        AlgorithmInfo("SROQ-CMAB", "cmab.policies.sroq:SROQ", "cmab", "Algorithm 2", _LINEAR),
-        AlgorithmInfo(
-            "AROQ-C-CMAB", "cmab.policies.covariance:AROQC", "cmab", "Algorithm 3", _LINEAR
-        ),
-        AlgorithmInfo(
-            "SROQ-C-CMAB", "cmab.policies.covariance:SROQC", "cmab", "Algorithm 4", _LINEAR
-        ),
-        AlgorithmInfo(
-            "OLS-UCB-C",
-            "cmab.policies.covariance:OLSUCBC",
-            "cmab",
-            "Zhou et al. 2024 (baseline)",
-            _LINEAR,
-            True,
-        ),
-        AlgorithmInfo("AROQ-GR-CMAB", "cmab.policies.general:AROQGR", "cmab", "Algorithm 6", _ANY),
-        AlgorithmInfo("SROQ-GR-CMAB", "cmab.policies.general:SROQGR", "cmab", "Algorithm 7", _ANY),
-        AlgorithmInfo(
-            "SDCB", "cmab.policies.general:SDCB", "cmab", "Chen et al. 2016 (baseline)", _ANY, True
-        ),
-        AlgorithmInfo(
-            "Disc-AROQ-GR-CMAB",
-            "cmab.policies.general:DiscretizedAROQGR",
-            "cmab",
-            "Algorithm 8 with Algorithm 6",
-            _GENERAL,
-        ),
-        AlgorithmInfo(
-            "Disc-SROQ-GR-CMAB",
-            "cmab.policies.general:DiscretizedSROQGR",
-            "cmab",
-            "Algorithm 8 with Algorithm 7",
-            _GENERAL,
-        ),
-        # --- semiparametric bandits (experimental-design paper) ---
-        AlgorithmInfo("SBE", "semiparametric.policies.sbe:SBE", "semiparametric", "Algorithm 2"),
-        AlgorithmInfo(
-            "BOSE",
-            "semiparametric.policies.bose:BOSE",
-            "semiparametric",
-            "Krishnamurthy et al. 2018 (baseline)",
-            per_round=True,
-        ),
-        AlgorithmInfo(
-            "SP-TS",
-            "semiparametric.policies.spts:SemiparametricTS",
-            "semiparametric",
-            "Kim & Paik 2019 (baseline)",
-            per_round=True,
-        ),
-        AlgorithmInfo(
-            "LinUCB",
-            "semiparametric.policies.linear_foils:LinUCB",
-            "semiparametric",
-            "Abbasi-Yadkori et al. 2011 (linear foil)",
-            per_round=True,
-        ),
-        AlgorithmInfo(
-            "G-elimination",
-            "semiparametric.policies.linear_foils:GElimination",
-            "semiparametric",
-            "Lattimore & Szepesvari 2020, Alg. 12 (linear foil)",
-        ),
-    ]
-}
+        """The policy class."""
+        return self.cls
 
 
 def load(target: str) -> Any:
     """Import ``"module:attr"`` relative to :mod:`dashboard.algorithms`."""
     module, attr = target.split(":")
     return getattr(importlib.import_module(f"{_PKG}.{module}"), attr)
+
+
+def _reward_names() -> tuple[str, ...]:
+    from .cmab.rewards import reward_names
+
+    return reward_names()
+
+
+def check_policy_class(cls: Any) -> str | None:
+    """Why ``cls`` does not honour the public policy contract (``None`` if it does).
+
+    The contract (docs/PLUGINS.md): a subclass of :class:`~dashboard.algorithms.base.Policy`
+    implementing ``reset`` and ``advance``, with a well-formed ``declaration`` of its own whose
+    constants are keywords of ``__init__`` with the same defaults (every other ``__init__``
+    parameter has a default), and whose declared rewards exist.
+    """
+    if not inspect.isclass(cls) or not issubclass(cls, Policy):
+        return f"{cls!r} is not a subclass of dashboard.algorithms.base.Policy"
+    label = cls.__qualname__
+    decl = cls.__dict__.get("declaration")
+    if not isinstance(decl, AlgorithmDeclaration):
+        return f"{label} has no declaration of its own (declaration = AlgorithmDeclaration(...))"
+    missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    if missing:
+        return f"{label} does not implement {', '.join(missing)}"
+    bad = sorted(set(decl.rewards) - set(_reward_names()))
+    if bad:
+        return f"{label} declares unknown reward models {', '.join(bad)}"
+    try:
+        sig = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return f"{label}.__init__ has no readable signature"
+    for c in decl.constants:
+        p = sig.get(c.name)
+        if p is None or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            return f"{label} declares constant {c.name!r} that __init__ does not accept"
+        if p.default is p.empty or p.default != c.default:
+            return (
+                f"{label} declares {c.name}={c.default!r} but __init__ has "
+                f"{c.name}={'<no default>' if p.default is p.empty else repr(p.default)}"
+            )
+    declared = {c.name for c in decl.constants} | set(RESERVED[decl.problem]) | {"self"}
+    for name, p in sig.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or name in declared:
+            continue
+        if p.default is p.empty:
+            return f"{label}.__init__ needs {name!r}, which is neither declared nor defaulted"
+    return None
+
+
+#: name (lower case) -> entry, in registration order.
+ALGORITHMS: dict[str, AlgorithmInfo] = {}
+
+
+def register_algorithm(cls: Any, *, replace: bool = False, plugin: bool = True) -> AlgorithmInfo:
+    """Register a policy class under its declared name.
+
+    Raises
+    ------
+    ValueError
+        One sentence if the class breaks the contract (:func:`check_policy_class`) or its name
+        is taken (``replace=True`` replaces a plug-in of the same name, never a built-in).
+    """
+    why = check_policy_class(cls)
+    if why is not None:
+        raise ValueError(f"invalid algorithm: {why}")
+    key = cls.declaration.key
+    old = ALGORITHMS.get(key)
+    if old is not None and old.cls is not cls:
+        if not (replace and old.plugin):
+            raise ValueError(
+                f"an algorithm named {old.name!r} is already registered ({old.target})"
+            )
+    info = AlgorithmInfo(cls, plugin=plugin)
+    ALGORITHMS[key] = info
+    return info
+
+
+def unregister_algorithm(name: str) -> None:
+    """Remove a plug-in (built-ins stay); unknown names are ignored."""
+    info = ALGORITHMS.get(str(name).strip().lower())
+    if info is not None and info.plugin:
+        del ALGORITHMS[info.declaration.key]
+
+
+for _target in BUILTIN:
+    register_algorithm(load(_target), plugin=False)
 
 
 def algorithm_info(name: str, problem: str | None = None) -> AlgorithmInfo:

@@ -50,9 +50,10 @@ import numpy as np
 from ..algorithms import randomness as rnd
 from ..algorithms.base import validate_int
 from .results import SimulationResult
-from .runner import simulate, time_grid
-from .specs import SemiparametricSpec, make_spec
+from .runner import time_grid
+from .specs import FIELDS, SemiparametricSpec, make_spec
 from .theory import estimation_error, pac_bound
+from .tuning import run_panel
 
 __all__ = [
     "FIGURES",
@@ -118,6 +119,8 @@ class Figure:
     scales: dict[str, Scale]
     paper_shows: str
     baseline: str | None = None  # the per-round benchmark the others are compared with
+    #: algorithms whose constant c the paper tunes over {1, 2, 4, 8} (Appendix I's protocol)
+    tuned: tuple[str, ...] = ()
 
     def scale(self, scale: str) -> Scale:
         """The :class:`Scale` named ``scale`` (ValueError lists the allowed names)."""
@@ -260,6 +263,7 @@ FIGURES: dict[str, Figure] = {
             "and semiparametric TS's, for d = 5, K = 10 and d = 20, K = 30 (each baseline's "
             "exploration constant tuned over c in {1, 2, 4, 8})."
         ),
+        tuned=_SEMI_ALGS,
         baseline=None,
     ),
     "semi-pac": Figure(
@@ -422,9 +426,9 @@ def pure_exploration_errors(
         raise ValueError(
             f"X must be a (K, d) array and theta a (d,) vector, got {X.shape} and {theta.shape}"
         )
-    horizon = validate_int("horizon T", horizon, 1, 10_000_000)
-    runs = validate_int("runs", runs, 1, 256)
-    seed = validate_int("seed", seed, 0)
+    horizon = FIELDS["horizon"].check(horizon)
+    runs = FIELDS["runs"].check(runs)
+    seed = FIELDS["seed"].check(seed)
     ridge_beta(1, delta)  # validates delta
     K, d = X.shape
     anchor = validate_int("anchor", anchor, 0, K - 1)
@@ -500,6 +504,8 @@ class ExperimentResult:
     paper_shows: str
     we_get: str
     seconds: float
+    #: panel key -> algorithm -> chosen c and mean final regret per c (when tuned)
+    tuning: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -533,6 +539,8 @@ class ExperimentResult:
                         out.append((*base, "cumulative_regret", r.regret[rep, j]))
                         out.append((*base, "queries", r.queries[rep, j]))
                         out.append((*base, "adaptivity", r.adaptivity[rep, j]))
+                        if r.alpha_regret is not None:  # approximate oracle (Theorem 7)
+                            out.append((*base, "alpha_regret", r.alpha_regret[rep, j]))
         return out
 
     def to_csv(self) -> str:
@@ -572,6 +580,7 @@ class ExperimentResult:
             "paper_shows": self.paper_shows,
             "we_get": self.we_get,
             "panels": panels,
+            **({"tuning": self.tuning} if self.tuning else {}),
         }
 
 
@@ -649,6 +658,9 @@ def run_experiment(
     horizon: int | None = None,
     runs: int | None = None,
     params: dict[str, dict[str, Any]] | None = None,
+    scheduler: str | None = None,
+    tune: bool | None = None,
+    client: Any = None,
 ) -> ExperimentResult:
     """Run a registered figure's setting and describe the outcome.
 
@@ -666,6 +678,14 @@ def run_experiment(
     params : dict, optional
         Per-algorithm constructor arguments, merged over the figure's own (e.g.
         ``{"SBE": {"c": 2}}``); an algorithm not in a panel is ignored for that panel.
+    scheduler, client : where the panels' repetitions run (see
+        :func:`~dashboard.simulation.sweep.run_sweep`): in-process when tiny, else a local
+        Dask cluster, or the cluster at ``scheduler`` / ``client``.  Default: in-process
+        below the paper scale.
+    tune : bool, optional
+        Follow Appendix I's protocol for the figure's ``tuned`` algorithms: run each with
+        c in {1, 2, 4, 8} and keep the best per panel (reported in ``tuning`` and the text).
+        Default: at the paper scale only.
 
     Returns
     -------
@@ -673,12 +693,18 @@ def run_experiment(
     """
     fig = get_figure(name)
     sc = fig.scale(scale)
-    seed = validate_int("seed", seed, 0)
-    T = sc.horizon if horizon is None else validate_int("horizon T", horizon, 1)
-    R = sc.runs if runs is None else validate_int("runs", runs, 1)
+    seed = FIELDS["seed"].check(seed)
+    T = sc.horizon if horizon is None else FIELDS["horizon"].check(horizon)
+    R = sc.runs if runs is None else FIELDS["runs"].check(runs)
     extra = {str(k).lower(): dict(v) for k, v in (params or {}).items()}
+    paper = str(scale).strip().lower() == "paper"
+    if tune is None:
+        tune = paper
+    if scheduler is None and client is None and not paper:
+        scheduler = "inprocess"  # smaller scales stay in this process (notebooks, tests)
     start = time.perf_counter()
     panels: dict[str, SimulationResult | PACResult] = {}
+    tuning: dict[str, dict[str, Any]] = {}
     texts: list[str] = []
     for panel in fig.panels:
         kwargs = dict(panel.spec)
@@ -711,12 +737,27 @@ def run_experiment(
         for alg in panel.algorithms:
             if alg.lower() in extra:
                 merged.setdefault(alg, {}).update(extra[alg.lower()])
-        sim = simulate(spec, list(panel.algorithms), T, runs=R, seed=seed, params=merged)
+        run = run_panel(
+            problem,
+            kwargs,
+            list(panel.algorithms),
+            T,
+            R,
+            seed,
+            params=merged,
+            tune=fig.tuned if tune else (),
+            scheduler=scheduler,
+            client=client,
+        )
+        sim = run.result
         panels[panel.key] = sim
         if fig.baseline is not None:
             texts.append(_describe_cmab(sim, fig.baseline))
         else:
             texts.append(_describe_semi(panel.key, sim))
+        if run.chosen:
+            tuning[panel.key] = run.summary()
+            texts.append(run.describe(panel.key))
     return ExperimentResult(
         figure=fig,
         scale=str(scale).strip().lower(),
@@ -727,4 +768,5 @@ def run_experiment(
         paper_shows=fig.paper_shows,
         we_get=" ".join(texts) if fig.baseline is not None else "\n".join(texts),
         seconds=time.perf_counter() - start,
+        tuning=tuning,
     )

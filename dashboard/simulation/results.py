@@ -12,7 +12,7 @@ import numpy as np
 
 from ..algorithms.base import ExpensiveLog, PolicyEvent
 
-__all__ = ["AlgorithmResult", "SimulationResult"]
+__all__ = ["AlgorithmResult", "SimulationResult", "merge_results"]
 
 
 def _finite(x: float) -> float | None:
@@ -42,6 +42,9 @@ class AlgorithmResult:
     declaration_time: np.ndarray | None = None
     best_arm: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: ``(R, G)`` alpha-regret ``sum_t alpha r(a*) - r(a_t)`` (Theorem 7 of the combinatorial
+    #: paper) for algorithms with an approximate oracle (alpha-AROQ-CMAB); None for the others.
+    alpha_regret: np.ndarray | None = None
 
     @property
     def runs(self) -> int:
@@ -69,6 +72,9 @@ class AlgorithmResult:
             "wall_seconds": float(self.wall_seconds.sum()),
             "oracle_seconds": float(self.oracle_seconds.sum()),
         }
+        if self.alpha_regret is not None:
+            fa = self.alpha_regret[:, -1] if self.alpha_regret.shape[1] else np.zeros(self.runs)
+            out["final_alpha_regret_mean"] = float(fa.mean())
         if self.declared_arm is not None:
             declared = self.declared_arm >= 0
             out["best_arm_identified_rate"] = float(np.mean(self.declared_arm == self.best_arm))
@@ -81,7 +87,12 @@ class AlgorithmResult:
 
 @dataclass
 class SimulationResult:
-    """Results of several algorithms on one instance (possibly truncated at round ``t``)."""
+    """Results of several algorithms on one instance (possibly truncated at round ``t``).
+
+    ``reps`` are the repetition ids held (row ``i`` of every curve is repetition ``reps[i]``);
+    a full run holds ``0 .. runs-1``, a run of a subset (``Simulation(..., reps=...)``) fewer,
+    and :func:`merge_results` joins disjoint subsets.
+    """
 
     spec: dict[str, Any]
     horizon: int
@@ -94,6 +105,11 @@ class SimulationResult:
     features: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     #: ``(t, nu_t)`` over the most recent rounds of run 1 (semiparametric; not exported)
     shift: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    reps: list[int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.reps is None:
+            self.reps = list(range(self.runs))
 
     @property
     def done(self) -> bool:
@@ -129,6 +145,8 @@ class SimulationResult:
             ("adaptivity", "oracle_adaptivity_mean", "{:.0f}"),
             ("wall s", "wall_seconds", "{:.2f}"),
         ]
+        if any("final_alpha_regret_mean" in r for r in rows):
+            cols.insert(3, ("alpha-regret (mean)", "final_alpha_regret_mean", "{:.1f}"))
         if any("best_arm_identified_rate" in r for r in rows):
             cols.append(("best arm found", "best_arm_identified_rate", "{:.0%}"))
             cols.append(("declared at (mean t)", "declaration_time_mean", "{:.0f}"))
@@ -147,22 +165,132 @@ class SimulationResult:
         )
         return head + "\n" + "\n".join(lines)
 
-    def to_csv(self) -> str:
-        """Long-format CSV: one row per algorithm, repetition and recorded round."""
+    def to_csv(self, band: str | None = None) -> str:
+        """Long-format CSV: one row per algorithm, repetition and recorded round.
+
+        When an algorithm reports an alpha-regret (an approximate oracle), an
+        ``alpha_regret`` column is added (empty for the other algorithms).  With ``band``
+        (``sd``, ``se``, ``ci95``, ``q10-90``; see :mod:`dashboard.simulation.bands`) one row
+        per algorithm and round instead, with ``<metric>_mean/_lo/_hi`` columns; ``runs`` is
+        the per-run format.
+        """
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["algorithm", "run", "t", "cumulative_regret", "queries", "adaptivity"])
+        if band is not None:
+            from .bands import band_csv_rows, check_band
+
+            if check_band(band) != "runs":
+                head, rows = band_csv_rows(self, band)
+                w.writerow(head)
+                w.writerows(rows)
+                return buf.getvalue()
+        with_alpha = any(r.alpha_regret is not None for r in self.results)
+        head = ["algorithm", "run", "t", "cumulative_regret", "queries", "adaptivity"]
+        w.writerow([*head, "alpha_regret"] if with_alpha else head)
         for r in self.results:
-            for rep in range(r.runs):
+            for i, rep in enumerate(self.reps or range(r.runs)):
                 for j, t in enumerate(r.times):
-                    w.writerow(
-                        [
-                            r.algorithm,
-                            rep,
-                            int(t),
-                            f"{r.regret[rep, j]:.10g}",
-                            int(r.queries[rep, j]),
-                            int(r.adaptivity[rep, j]),
-                        ]
-                    )
+                    row = [
+                        r.algorithm,
+                        rep,
+                        int(t),
+                        f"{r.regret[i, j]:.10g}",
+                        int(r.queries[i, j]),
+                        int(r.adaptivity[i, j]),
+                    ]
+                    if with_alpha:
+                        a = r.alpha_regret
+                        row.append("" if a is None else f"{a[i, j]:.10g}")
+                    w.writerow(row)
         return buf.getvalue()
+
+
+def _cat(parts: list[np.ndarray | None], order: np.ndarray) -> np.ndarray | None:
+    if any(p is None for p in parts):
+        return None
+    return np.concatenate([np.asarray(p) for p in parts], axis=0)[order]
+
+
+def _merge_algorithm(parts: list[AlgorithmResult], order: np.ndarray) -> AlgorithmResult:
+    first = parts[0]
+    for p in parts[1:]:
+        if p.t != first.t or not np.array_equal(p.times, first.times):
+            raise ValueError(f"{first.algorithm}: parts stop at different rounds")
+        if p.params != first.params:
+            raise ValueError(f"{first.algorithm}: parts were run with different constants")
+
+    def listed(name: str) -> list[Any]:
+        out: list[Any] = []
+        for p in parts:
+            out.extend(getattr(p, name))
+        return [out[i] for i in order] if len(out) == len(order) else []
+
+    return AlgorithmResult(
+        algorithm=first.algorithm,
+        paper=first.paper,
+        times=first.times,
+        regret=_cat([p.regret for p in parts], order),
+        queries=_cat([p.queries for p in parts], order),
+        adaptivity=_cat([p.adaptivity for p in parts], order),
+        t=first.t,
+        wall_seconds=_cat([p.wall_seconds for p in parts], order),
+        oracle_seconds=_cat([p.oracle_seconds for p in parts], order),
+        logs=listed("logs"),
+        events=listed("events"),
+        declared_arm=_cat([p.declared_arm for p in parts], order),
+        declaration_time=_cat([p.declaration_time for p in parts], order),
+        best_arm=first.best_arm,
+        params=dict(first.params),
+        alpha_regret=_cat([p.alpha_regret for p in parts], order),
+    )
+
+
+def merge_results(
+    parts: list[SimulationResult], algorithms: list[str] | None = None
+) -> SimulationResult:
+    """Join results of the same spec, seed and horizon run on disjoint pieces.
+
+    Each piece holds some repetition ids (``reps``) of some algorithms.  Every algorithm must
+    be present for the same repetition ids in the union, and no (algorithm, repetition) twice.
+    The merged result lists repetitions in increasing id and algorithms in the order given by
+    ``algorithms`` (default: first appearance).  When the pieces cover ``0 .. R-1`` the merged
+    result equals one run of all R (counter-based randomness), wall times aside.
+    """
+    if not parts:
+        raise ValueError("nothing to merge")
+    first = parts[0]
+    for p in parts[1:]:
+        if (p.spec, p.horizon, p.seed, p.t) != (first.spec, first.horizon, first.seed, first.t):
+            raise ValueError("cannot merge results of different specs, seeds or horizons")
+    by_alg: dict[str, list[tuple[list[int], AlgorithmResult]]] = {}
+    for p in parts:
+        for r in p.results:
+            by_alg.setdefault(r.algorithm, []).append((list(p.reps or []), r))
+    names = list(by_alg) if algorithms is None else list(algorithms)
+    if sorted(names) != sorted(by_alg):
+        raise ValueError(f"algorithms {sorted(by_alg)} do not match the requested {names}")
+    reps: list[int] | None = None
+    merged = []
+    for name in names:
+        ids = [i for ids, _ in by_alg[name] for i in ids]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{name}: a repetition appears in two pieces")
+        if reps is None:
+            reps = sorted(ids)
+        elif sorted(ids) != reps:
+            raise ValueError(f"{name}: repetitions {sorted(ids)} differ from {reps}")
+        order = np.argsort(np.array(ids), kind="stable")
+        merged.append(_merge_algorithm([r for _, r in by_alg[name]], order))
+    assert reps is not None
+    return SimulationResult(
+        spec=first.spec,
+        horizon=first.horizon,
+        runs=len(reps),
+        seed=first.seed,
+        t=first.t,
+        results=merged,
+        instance=first.instance,
+        reps=reps,
+        features=first.features,
+        shift=first.shift,
+    )

@@ -11,6 +11,7 @@ counter based, so both give identical numbers for the same seed whatever the chu
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
@@ -18,18 +19,30 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.base import Policy, validate_int
+from ..algorithms.base import Policy
 from ..algorithms.cmab.oracle import make_executor
-from ..algorithms.registry import AlgorithmInfo, algorithm_info
-from .results import AlgorithmResult, SimulationResult
-from .specs import ProblemSpec
+from ..algorithms.registry import AlgorithmInfo
+from . import budget, catalogue
+from .fields import check_bool, check_int
+from .results import AlgorithmResult, SimulationResult, merge_results
+from .specs import FIELDS, MAX_HORIZON, MAX_RUNS, ProblemSpec, check_spec
 
-__all__ = ["MAX_HORIZON", "Simulation", "simulate", "stream", "time_grid"]
+__all__ = [
+    "MAX_HORIZON",
+    "MAX_RUNS",
+    "Simulation",
+    "check_algorithms",
+    "merge_results",
+    "rep_ids",
+    "simulate",
+    "stream",
+    "time_grid",
+]
 
-#: Largest horizon accepted by the simulation layer.
-MAX_HORIZON = 10_000_000
-#: Largest number of repetitions.
-MAX_RUNS = 256
+#: Allowed ``grid_points`` (recorded rounds per curve).
+MAX_GRID_POINTS = 100_000
+#: Longest ``advance_for`` slice, in seconds.
+MAX_SLICE_SECONDS = 3600.0
 
 
 def time_grid(horizon: int, points: int = 400) -> np.ndarray:
@@ -38,7 +51,8 @@ def time_grid(horizon: int, points: int = 400) -> np.ndarray:
     The log half keeps early behaviour visible on log axes, the linear half keeps the curve
     smooth on linear axes; the union has at most ``points`` + 1 distinct rounds.
     """
-    horizon = validate_int("horizon", horizon, 1)
+    horizon = FIELDS["horizon"].check(horizon)
+    points = check_int("grid_points", points, 2, MAX_GRID_POINTS)
     half = max(2, points // 2)
     g = np.unique(
         np.concatenate(
@@ -58,6 +72,133 @@ def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
         return dict(kwargs)
     return {k: v for k, v in kwargs.items() if k in sig.parameters}
+
+
+def _check_names(algorithms: Any) -> list[str]:
+    """A name or a list of 1 to 16 names (strings), else ValueError."""
+    if isinstance(algorithms, str):
+        algorithms = [algorithms]
+    if not isinstance(algorithms, list | tuple):
+        raise ValueError(
+            f"algorithms must be a name or a list of names, got {type(algorithms).__name__}"
+        )
+    if not algorithms:
+        raise ValueError("choose at least one algorithm")
+    if len(algorithms) > 16:
+        raise ValueError(f"at most 16 algorithms at once, got {len(algorithms)}")
+    bad = [a for a in algorithms if not isinstance(a, str)]
+    if bad:
+        raise ValueError(f"algorithm names must be strings, got {type(bad[0]).__name__}")
+    return list(algorithms)
+
+
+def _info(name: Any, problem: str) -> AlgorithmInfo:
+    """The registry entry of ``name`` (through the catalogue, so plug-ins are loaded)."""
+    if not isinstance(name, str):
+        raise ValueError(f"algorithm names must be strings, got {name!r}")
+    catalogue.declaration(name, problem)  # ValueError naming the allowed algorithms
+    from ..algorithms.registry import algorithm_info
+
+    return algorithm_info(name, problem)
+
+
+def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str, Any]]:
+    """``{algorithm: {constant: value}}`` checked against the declarations: only chosen
+    algorithms, only declared constants (never internal arguments such as ``oracle_delay``
+    or ``executor``, which the spec supplies), each within its declared bounds."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(
+            "params must be a mapping {algorithm: {constant: value}}, got "
+            f"{type(params).__name__}"
+        )
+    by_name = {i.name.lower(): i for i in infos}
+    out: dict[str, dict[str, Any]] = {}
+    for key, values in params.items():
+        info = by_name.get(str(key).strip().lower())
+        if info is None:
+            raise ValueError(
+                f"parameters given for an algorithm not chosen: {key!r} "
+                f"(chosen: {', '.join(i.name for i in infos)})"
+            )
+        info.declaration.validate(values)
+        out[info.name.lower()] = dict(values)
+    return out
+
+
+def rep_ids(reps: Sequence[int] | None, runs: int) -> list[int]:
+    """The sorted repetition ids ``reps`` (all of ``0 .. runs-1`` if None), validated."""
+    if reps is None:
+        return list(range(runs))
+    if isinstance(reps, (str, bytes)) or not hasattr(reps, "__iter__"):
+        raise ValueError(f"reps must be a list of repetition ids, got {reps!r}")
+    given = list(reps)
+    ids = sorted({check_int("repetition id", r, 0, runs - 1) for r in given})
+    if not ids:
+        raise ValueError("reps must name at least one repetition")
+    if len(ids) != len(given):
+        raise ValueError(f"a repetition id is listed twice: {given}")
+    return ids
+
+
+def check_algorithms(
+    spec: ProblemSpec,
+    algorithms: Sequence[str],
+    params: dict[str, dict[str, Any]] | None = None,
+) -> list[AlgorithmInfo]:
+    """Resolve ``algorithms`` for ``spec`` and check ``params`` against them (ValueError).
+
+    The checks :class:`Simulation` makes before building anything: known names, none twice,
+    each supporting the spec's reward model, parameters only for chosen algorithms and only
+    their declared constants within bounds.
+    """
+    if isinstance(algorithms, str):
+        algorithms = [algorithms]
+    if not algorithms:
+        raise ValueError("choose at least one algorithm")
+    infos = [_info(a, spec.problem) for a in algorithms]
+    names = [i.name for i in infos]
+    if len(set(names)) != len(names):
+        raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
+    reward = getattr(spec, "reward", None)
+    for info in infos:
+        if reward is not None and reward not in info.rewards:
+            raise ValueError(
+                f"{info.name} does not support the {reward!r} reward model "
+                f"(it supports: {', '.join(info.rewards)})"
+            )
+    _check_params(params, infos)
+    return infos
+
+
+_OPTIONS = ("params", "grid_points", "batched", "max_work", "reps")
+
+
+def _check_kwargs(kwargs: dict[str, Any]) -> None:
+    unknown = sorted(set(kwargs) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option(s): {', '.join(unknown)}; allowed: {', '.join(_OPTIONS)}")
+
+
+def _dims(built: tuple[Any, Any]) -> tuple[int, int]:
+    """``(d, K)`` of a built instance (cmab: ``K`` = 0)."""
+    first = built[0]
+    if hasattr(first, "X"):
+        return int(first.d), int(first.K)
+    return int(first.d), 0
+
+
+def _check_seconds(seconds: Any) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float | np.floating):
+        raise ValueError(f"seconds must be a number from 0 to 3600, got {seconds!r}")
+    try:
+        v = float(seconds)
+    except OverflowError:
+        v = math.inf
+    if not (0.0 <= v <= MAX_SLICE_SECONDS):
+        raise ValueError(f"seconds must be a number from 0 to 3600, got {seconds!r}")
+    return v
 
 
 class _Group:
@@ -80,10 +221,8 @@ class _Group:
         }
         self.envs = envs
         self.R = len(envs)
-        batched_cls = None
-        if allow_batched and self.R > 1:
-            module = inspect.getmodule(cls)
-            batched_cls = getattr(module, "Batched" + cls.__name__, None)
+        # the declared batched engine (same numbers, R repetitions at once), if any
+        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)
@@ -129,6 +268,17 @@ class _Group:
             return np.asarray(self.batched.cum_regret, dtype=float).copy()
         return np.array([p.cum_regret for p in self.policies], dtype=float)
 
+    def alpha_regret(self) -> np.ndarray | None:
+        """Exact alpha-regret per run (Theorem 7), for policies that report one (an
+        approximate oracle: ``alpha_regret`` attribute, e.g. alpha-AROQ-CMAB); else None."""
+        if self.batched is not None:
+            value = getattr(self.batched, "alpha_regret", None)
+        elif all(hasattr(p, "alpha_regret") for p in self.policies):
+            value = [p.alpha_regret for p in self.policies]
+        else:
+            value = None
+        return None if value is None else np.asarray(value, dtype=float).copy()
+
     def logs(self) -> list[Any]:
         if self.batched is not None:
             return list(self.batched.logs)
@@ -173,6 +323,18 @@ class Simulation:
         About how many rounds are recorded (see :func:`time_grid`).
     batched : bool
         Use a batched implementation across repetitions where one exists (same numbers).
+    max_work : float or None
+        Refuse (ValueError, before anything is built) a run whose estimated wall time exceeds
+        this many seconds or whose memory exceeds :data:`~.budget.DEFAULT_MAX_MEMORY`
+        (:func:`~.budget.estimate_run`); ``None`` removes both limits.
+
+    Every argument is checked before anything runs: wrong types and out-of-range values
+    raise ValueError.  After :meth:`close` the results stay readable but advancing raises
+    ValueError.
+    reps : sequence of int, optional
+        Run only these repetition ids (each in ``0 .. runs-1``); default all.  Repetition
+        ``r``'s numbers do not depend on which others run (counter-based randomness), so the
+        results of disjoint subsets merge (:func:`merge_results`) into the result of all R.
     """
 
     def __init__(
@@ -185,34 +347,33 @@ class Simulation:
         params: dict[str, dict[str, Any]] | None = None,
         grid_points: int = 400,
         batched: bool = True,
+        max_work: float | None = budget.DEFAULT_MAX_WORK,
+        reps: Sequence[int] | None = None,
     ) -> None:
-        self.horizon = validate_int("horizon T", horizon, 1, MAX_HORIZON)
-        self.runs = validate_int("runs", runs, 1, MAX_RUNS)
-        self.seed = validate_int("seed", seed, 0)
-        if isinstance(algorithms, str):
-            algorithms = [algorithms]
-        if not algorithms:
-            raise ValueError("choose at least one algorithm")
-        spec.validate()
-        self.spec = spec
-        infos = [algorithm_info(a, spec.problem) for a in algorithms]
-        names = [i.name for i in infos]
-        if len(set(names)) != len(names):
-            raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
-        reward = getattr(spec, "reward", None)
-        for info in infos:
-            if reward is not None and reward not in info.rewards:
-                raise ValueError(
-                    f"{info.name} does not support the {reward!r} reward model "
-                    f"(it supports: {', '.join(info.rewards)})"
-                )
-        params = {k.lower(): dict(v) for k, v in (params or {}).items()}
-        unknown = set(params) - {n.lower() for n in names}
-        if unknown:
-            raise ValueError(f"parameters given for algorithms not chosen: {sorted(unknown)}")
-        self.grid = time_grid(self.horizon, grid_points)
-        self.built = spec.build(self.seed)
+        self._closed = False
         self._executor: Executor | None = None
+        spec = check_spec(spec)
+        self.horizon = FIELDS["horizon"].check(horizon)
+        self.runs = FIELDS["runs"].check(runs)
+        self.seed = FIELDS["seed"].check(seed)
+        grid_points = check_int("grid_points", grid_points, 2, MAX_GRID_POINTS)
+        batched = check_bool("batched", batched)
+        max_work = budget.check_limit("max_work", max_work)
+        self.reps = rep_ids(reps, self.runs)
+        self.spec = spec
+        infos = check_algorithms(spec, _check_names(algorithms), params)
+        params = _check_params(params, infos)
+        self.grid = time_grid(self.horizon, grid_points)
+        self.built = spec.build(self.seed)  # cheap: O(K d); a features CSV is read capped
+        self.estimate = budget.estimate_run(
+            spec, infos, self.horizon, len(self.reps), params, grid_points, dims=_dims(self.built)
+        )
+        budget.enforce(
+            self.estimate,
+            max_work,
+            None if max_work is None else budget.DEFAULT_MAX_MEMORY,
+            override="max_work=None (CLI: --max-work SECONDS or --force)",
+        )
         common: dict[str, Any] = {}
         if spec.problem == "cmab":
             self._executor = make_executor(spec.executor, spec.workers)
@@ -223,19 +384,21 @@ class Simulation:
             }
         self.groups: list[_Group] = []
         for info in infos:
-            envs = [spec.environment(self.built, self.seed, r) for r in range(self.runs)]
+            envs = [spec.environment(self.built, self.seed, r) for r in self.reps]
             self.groups.append(
                 _Group(info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched)
             )
         self.t = 0
         self._times: list[int] = []
         self._regret: list[np.ndarray] = []
+        self._alpha: list[list[np.ndarray | None]] = []  # per grid round, per group
         self._rate = 0.0  # rounds per second, measured
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Release the oracle executor (idempotent)."""
-        if self._executor is not None:
+        """Release the oracle executor (idempotent); the results stay readable."""
+        self._closed = True
+        if getattr(self, "_executor", None) is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
 
@@ -244,6 +407,15 @@ class Simulation:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (advancing then raises ValueError)."""
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError("this Simulation is closed; create a new one to simulate again")
 
     @property
     def done(self) -> bool:
@@ -262,7 +434,8 @@ class Simulation:
 
     def advance_to(self, target: int) -> int:
         """Advance every run to round ``min(target, T)``, recording grid points on the way."""
-        target = min(int(target), self.horizon)
+        self._check_open()
+        target = min(check_int("target round", target, 0, None), self.horizon)
         while self.t < target:
             nxt = self._next_grid()
             stop = min(nxt, target)
@@ -272,11 +445,14 @@ class Simulation:
             if stop == nxt:
                 self._times.append(stop)
                 self._regret.append(np.stack([g.cum_regret() for g in self.groups]))
+                self._alpha.append([g.alpha_regret() for g in self.groups])
         return self.t
 
     def advance_for(self, seconds: float) -> int:
         """Advance for about ``seconds`` of wall time (for streaming at a steady frame rate)."""
-        deadline = time.perf_counter() + max(seconds, 0.0)
+        self._check_open()
+        seconds = _check_seconds(seconds)
+        deadline = time.perf_counter() + seconds
         while not self.done:
             now = time.perf_counter()
             if now >= deadline:
@@ -298,6 +474,7 @@ class Simulation:
         It stops where that policy's ``advance`` stops early (just before a decision) or at the
         first recorded round after a new oracle call / event, whichever comes first.
         """
+        self._check_open()
         g0 = self.groups[0]
         if g0.batched is not None:
             return self.advance_to(self._next_grid())
@@ -318,6 +495,7 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         """Batch path: simulate the whole horizon and return the result."""
+        self._check_open()
         self.advance_to(self.horizon)
         return self.result()
 
@@ -369,16 +547,20 @@ class Simulation:
         regret = (
             np.stack(self._regret, axis=-1)
             if self._regret
-            else np.zeros((len(self.groups), self.runs, 0))
+            else np.zeros((len(self.groups), len(self.reps), 0))
         )
         best = self.instance_summary().get("best_arm")
         out = []
         for gi, g in enumerate(self.groups):
             logs = g.logs()
             cum = [log.cumulative(times) for log in logs]
-            queries = np.array([c[0] for c in cum]).reshape(self.runs, len(times))
-            adapt = np.array([c[1] for c in cum]).reshape(self.runs, len(times))
+            queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
+            adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
             declared = g.declared()
+            alpha = None
+            if g.alpha_regret() is not None:  # (R, G) at the recorded rounds
+                cols = [row[gi] for row in self._alpha]
+                alpha = np.stack(cols, axis=-1) if cols else np.zeros((len(self.reps), 0))
             out.append(
                 AlgorithmResult(
                     algorithm=g.info.name,
@@ -396,16 +578,18 @@ class Simulation:
                     declaration_time=None if declared is None else declared[1],
                     best_arm=None if best is None else int(best),
                     params=g.params,
+                    alpha_regret=alpha,
                 )
             )
         return SimulationResult(
             spec=self.spec.to_dict(),
             horizon=self.horizon,
-            runs=self.runs,
+            runs=len(self.reps),
             seed=self.seed,
             t=self.t,
             results=out,
             instance=self.instance_summary(),
+            reps=list(self.reps),
             features=self.instance_arrays(),
             shift=self.shift_trace(),
         )
@@ -419,7 +603,11 @@ def simulate(
     seed: int = 0,
     **kwargs: Any,
 ) -> SimulationResult:
-    """Batch path: run everything to the horizon and return a :class:`SimulationResult`."""
+    """Batch path: run everything to the horizon and return a :class:`SimulationResult`.
+
+    ``kwargs``: ``params``, ``grid_points``, ``batched``, ``max_work`` (see :class:`Simulation`).
+    """
+    _check_kwargs(kwargs)
     with Simulation(spec, algorithms, horizon, runs, seed, **kwargs) as sim:
         return sim.run()
 
@@ -435,7 +623,8 @@ def stream(
 ) -> Iterator[SimulationResult]:
     """Streaming path: yield a :class:`SimulationResult` snapshot at ``frames`` increasing
     rounds (the last one at T).  The last frame equals :func:`simulate`'s result."""
-    frames = validate_int("frames", frames, 1)
+    frames = check_int("frames", frames, 1, 10_000)
+    _check_kwargs(kwargs)
     with Simulation(spec, algorithms, horizon, runs, seed, **kwargs) as sim:
         targets = np.unique(np.linspace(0, sim.horizon, frames + 1).round().astype(int)[1:])
         for target in targets:

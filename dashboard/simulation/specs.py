@@ -1,47 +1,330 @@
-"""Problem specifications: plain, validated descriptions of an instance to simulate.
+"""The one problem schema, and the specs built from it.
+
+:data:`FIELDS` declares every problem field (and the run settings ``horizon``, ``runs``,
+``seed``) once: kind, default, bounds or choices, doc, the problem(s) it belongs to, its CLI
+flag and whether the dashboard shows it.  Everything else is generated from it: the spec
+dataclasses' defaults and validation (below), the dashboard's ``Config`` parameters and
+``PRESET_KEYS`` (:mod:`dashboard.ui.model`), the lesson preset checks
+(:mod:`dashboard.ui.lessons`) and the ``simulate`` CLI flags with their help
+(:mod:`dashboard.cli`).  Choice lists (action families, reward models, shifts, instance kinds)
+are read from the algorithm layer's registries in one place, :func:`_registry_choices`.
 
 A spec knows how to build the instance once from a seed (shared by every algorithm and
-repetition) and a fresh environment for each (algorithm, repetition) run.  The dashboard's param
-model, the CLI and notebooks all describe problems with these two classes, so the same settings
-give the same numbers everywhere.
+repetition) and a fresh environment for each (algorithm, repetition) run, so the same
+settings give the same numbers in the dashboard, the CLI and notebooks.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from ..algorithms.base import validate_int
+from .fields import Field
 
-__all__ = ["CMABSpec", "ProblemSpec", "SemiparametricSpec", "make_spec"]
+__all__ = [
+    "FIELDS",
+    "MAX_HORIZON",
+    "MAX_RUNS",
+    "MAX_SEED",
+    "PROBLEMS",
+    "RUN_FIELDS",
+    "CMABSpec",
+    "ProblemSpec",
+    "SemiparametricSpec",
+    "fields_for",
+    "make_spec",
+]
+
+#: The two problems (one per paper).
+PROBLEMS: tuple[str, ...] = ("cmab", "semiparametric")
+#: Largest horizon T accepted anywhere.
+MAX_HORIZON = 10_000_000
+#: Largest number of repetitions R.
+MAX_RUNS = 256
+#: Largest seed: 2**53 - 1, exact in a browser (the dashboard and its URLs) and in JSON.
+MAX_SEED = 2**53 - 1
+#: Largest extra seconds per simulated oracle call (larger values only make runs sleep).
+MAX_ORACLE_DELAY = 1.0
+
+_BOTH = PROBLEMS
+_CMAB = ("cmab",)
+_SP = ("semiparametric",)
 
 
-def _check_float(name: str, value: Any, low: float, high: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < low or v > high:
-        raise ValueError(f"{name} must be between {low:g} and {high:g}, got {value!r}")
-    return v
+def _registry_choices(kind: str) -> tuple[str, ...]:
+    """Choice lists read from the algorithm layer's registries, through the catalogue (so
+    plug-in shifts, action families and reward models count): the single place."""
+    if kind in ("actions", "reward", "shift"):
+        from .catalogue import component_names
+
+        return tuple(component_names(kind))
+    if kind == "instance":
+        from ..algorithms.semiparametric.instances import INSTANCE_KINDS
+
+        # the order users see: the paper's construction first
+        return tuple(sorted(INSTANCE_KINDS, key=lambda k: (k != "gap", k)))
+    if kind == "executor":
+        return ("none", "threads", "processes")
+    raise KeyError(kind)
 
 
-def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    v = str(value).strip().lower()
-    if v not in allowed:
-        raise ValueError(f"unknown {name} {value!r}; choose from: {', '.join(allowed)}")
-    return v
+def _choices(kind: str) -> Any:
+    return lambda: _registry_choices(kind)
+
+
+_FIELD_LIST: tuple[Field, ...] = (
+    # ------------------------------------------------------------------ run settings
+    Field(
+        "horizon",
+        "int",
+        "Horizon T (number of rounds).",
+        _BOTH,
+        10_000,
+        1,
+        MAX_HORIZON,
+        flag="--horizon",
+        dashboard=True,
+        label="horizon T",
+    ),
+    Field(
+        "runs",
+        "int",
+        "Repetitions R (noise streams (seed, r), r < R).",
+        _BOTH,
+        1,
+        1,
+        MAX_RUNS,
+        flag="--runs",
+        dashboard=True,
+        dashboard_default=3,
+    ),
+    Field(
+        "seed",
+        "int",
+        "Seed (same seed, same numbers).",
+        _BOTH,
+        0,
+        0,
+        MAX_SEED,
+        flag="--seed",
+        dashboard=True,
+    ),
+    # ------------------------------------------------------------------ shared
+    Field(
+        "d",
+        "int",
+        "Base arms d (cmab) or feature dimension d (semiparametric).",
+        _BOTH,
+        {"cmab": 20, "semiparametric": 5},
+        bounds={"cmab": (1, 500), "semiparametric": (1, 200)},
+        flag="--d",
+        dashboard=True,
+    ),
+    # ------------------------------------------------------------------ cmab
+    Field(
+        "m",
+        "int",
+        "Maximum action size m (cmab), m <= d.",
+        _CMAB,
+        3,
+        1,
+        500,
+        flag="--m",
+        dashboard=True,
+    ),
+    Field(
+        "actions",
+        "choice",
+        "Action family (cmab).",
+        _CMAB,
+        "m-sets",
+        choices=_choices("actions"),
+        hidden=("explicit",),
+        flag="--actions",
+        dashboard=True,
+        label="action family",
+    ),
+    Field(
+        "reward",
+        "choice",
+        "Reward model (cmab): linear (Section 6), covariance (A.11.1), "
+        "general (A.11.2), continuous (Algorithm 8).",
+        _CMAB,
+        "linear",
+        choices=_choices("reward"),
+        flag="--reward",
+        dashboard=True,
+        label="reward model",
+    ),
+    Field(
+        "oracle_delay",
+        "float",
+        "Oracle cost: extra seconds per oracle call (cmab).",
+        _CMAB,
+        0.0,
+        0.0,
+        MAX_ORACLE_DELAY,
+        flag="--oracle-delay",
+        dashboard=True,
+    ),
+    Field(
+        "alpha",
+        "float",
+        "Approximation factor alpha in (0, 1] of alpha-AROQ-CMAB's oracle; its alpha-regret "
+        "(final_alpha_regret_mean) is alpha T r(a*) - sum_t r(a_t) (Theorem 7).",
+        _CMAB,
+        1.0,
+        0.0,
+        1.0,
+        low_open=True,  # alpha = 0 promises nothing (approx.validate_alpha, the same range)
+        flag="--alpha",
+        dashboard=True,
+    ),
+    Field(
+        "executor",
+        "choice",
+        "How the parallel oracle batches of scheduled algorithms run.",
+        _CMAB,
+        "none",
+        choices=_choices("executor"),
+        flag="--executor",
+    ),
+    Field("workers", "int", "Threads of the executor.", _CMAB, 4, 1, 64),
+    Field(
+        "explicit_actions",
+        "rows",
+        "Rows of the explicit action family (API only).",
+        _CMAB,
+        None,
+        label="explicit_actions",
+    ),
+    # ------------------------------------------------------------------ semiparametric
+    Field(
+        "K",
+        "int",
+        "Number of arms K (semiparametric).",
+        _SP,
+        10,
+        2,
+        2000,
+        flag="--K",
+        dashboard=True,
+    ),
+    Field(
+        "instance",
+        "choice",
+        "Features: gap (Appendix I), random, multi-armed (d = K), csv (--features).",
+        _SP,
+        "gap",
+        choices=_choices("instance"),
+        flag="--instance",
+    ),
+    Field(
+        "shift",
+        "choice",
+        "Shift nu_t (semiparametric); sine and log are Appendix I's.",
+        _SP,
+        "none",
+        choices=_choices("shift"),
+        flag="--shift",
+        dashboard=True,
+    ),
+    Field(
+        "magnitude",
+        "float",
+        "Scale of the shift nu_t.",
+        _SP,
+        1.0,
+        0.0,
+        100.0,
+        flag="--magnitude",
+        dashboard=True,
+    ),
+    Field(
+        "gap",
+        "float",
+        "Suboptimality gap Delta* of the gap instance.",
+        _SP,
+        0.5,
+        0.0,
+        2.0,
+        low_open=True,
+        flag="--gap",
+        dashboard=True,
+    ),
+    Field(
+        "noise",
+        "float",
+        "Noise level sigma of eta_t.",
+        _SP,
+        1.0,
+        0.0,
+        100.0,
+        flag="--noise",
+        dashboard=True,
+    ),
+    Field(
+        "features_path",
+        "path",
+        "CSV of arm features, K rows x d columns.",
+        _SP,
+        None,
+        flag="--features",
+    ),
+    Field(
+        "rescale",
+        "bool",
+        "Rescale CSV features / theta to norm <= 1 instead of refusing.",
+        _SP,
+        False,
+        flag="--rescale",
+    ),
+)
+
+#: Every field by name (problem fields and run settings).
+FIELDS: dict[str, Field] = {f.name: f for f in _FIELD_LIST}
+#: The run settings (not part of a spec).
+RUN_FIELDS: tuple[str, ...] = ("horizon", "runs", "seed")
+
+
+def fields_for(problem: str | None, dashboard: bool | None = None) -> list[Field]:
+    """The problem fields of ``problem`` (``None``: of any problem), optionally only those the
+    dashboard shows (``dashboard=True``); run settings excluded."""
+    return [
+        f
+        for f in _FIELD_LIST
+        if f.name not in RUN_FIELDS
+        and (problem is None or problem in f.problems)
+        and (dashboard is None or f.dashboard == dashboard)
+    ]
+
+
+def _check_problem(problem: Any) -> str:
+    if not isinstance(problem, str) or problem.strip().lower() not in PROBLEMS:
+        shown = (
+            problem if isinstance(problem, str) and len(problem) < 40 else type(problem).__name__
+        )
+        raise ValueError(f"unknown problem {shown!r}; choose from: {', '.join(PROBLEMS)}")
+    return problem.strip().lower()
+
+
+def _default(name: str, problem: str) -> Any:
+    return FIELDS[name].default_for(problem)
 
 
 @dataclass
 class ProblemSpec:
-    """Common base of the two problem specs."""
+    """Common base of the two problem specs: validation walks the schema's fields."""
 
     problem: ClassVar[str] = ""
 
-    def validate(self) -> None:  # pragma: no cover - overridden
-        """Raise ValueError if the spec is invalid."""
+    def _validate_fields(self) -> None:
+        for f in fields_for(self.problem):
+            setattr(self, f.name, f.check(getattr(self, f.name), self.problem))
+
+    def validate(self) -> None:
+        """Raise ValueError if the spec is invalid (types and bounds of every field first)."""
+        self._validate_fields()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able description, including ``problem``."""
@@ -52,49 +335,38 @@ class ProblemSpec:
 class CMABSpec(ProblemSpec):
     """A combinatorial semi-bandit instance (oracle-efficient paper, Section 2).
 
-    Parameters
-    ----------
-    d, m : number of base arms and maximum action size.
-    actions : ``m-sets``, ``paths``, ``matchings`` (or ``explicit`` with ``explicit_actions``).
-    reward : ``linear`` (Section 6), ``covariance`` (A.11.1), ``general`` (A.11.2),
-        ``continuous`` (Algorithm 8).
-    oracle_delay : extra seconds per oracle call (simulated solver cost).
-    executor : ``none``, ``threads`` or ``processes``: how the parallel batches of scheduled
-        algorithms run (see :func:`~dashboard.algorithms.cmab.oracle.make_executor`).
-    workers : threads for the executor.
-    alpha : approximation factor reported by alpha-AROQ-CMAB's alpha-regret.
+    Fields, bounds and defaults: :data:`FIELDS` (``d``, ``m``, ``actions``, ``reward``,
+    ``oracle_delay``, ``executor``, ``workers``, ``alpha``, ``explicit_actions``).  ``actions``
+    is ``m-sets``, ``paths``, ``matchings`` or ``explicit`` (with ``explicit_actions``);
+    ``reward`` is ``linear`` (Section 6), ``covariance`` (A.11.1), ``general`` (A.11.2) or
+    ``continuous`` (Algorithm 8); ``executor`` (``none``, ``threads``, ``processes``) runs the
+    parallel batches of scheduled algorithms (see
+    :func:`~dashboard.algorithms.cmab.oracle.make_executor`).
     """
 
     problem: ClassVar[str] = "cmab"
-    ACTIONS: ClassVar[tuple[str, ...]] = ("m-sets", "paths", "matchings", "explicit")
-    REWARDS: ClassVar[tuple[str, ...]] = ("linear", "covariance", "general", "continuous")
 
-    d: int = 20
-    m: int = 3
-    actions: str = "m-sets"
-    reward: str = "linear"
-    oracle_delay: float = 0.0
-    executor: str = "none"
-    workers: int = 4
-    alpha: float = 1.0
+    d: int = _default("d", "cmab")
+    m: int = _default("m", "cmab")
+    actions: str = _default("actions", "cmab")
+    reward: str = _default("reward", "cmab")
+    oracle_delay: float = _default("oracle_delay", "cmab")
+    executor: str = _default("executor", "cmab")
+    workers: int = _default("workers", "cmab")
+    alpha: float = _default("alpha", "cmab")
     explicit_actions: list[list[int]] | None = field(default=None, repr=False)
 
     def validate(self) -> None:
-        if str(self.actions).strip().lower() == "explicit" and self.explicit_actions:
+        explicit = isinstance(self.actions, str) and self.actions.strip().lower() == "explicit"
+        if explicit and self.explicit_actions is not None:
             from ..algorithms.cmab.actions import ExplicitActions
 
-            fam = ExplicitActions(self.explicit_actions)  # validates the rows
+            rows = FIELDS["explicit_actions"].check(self.explicit_actions)
+            fam = ExplicitActions(rows)  # validates the rows
             self.d, self.m = fam.d, fam.m
-        self.d = validate_int("d", self.d, 1, 500)
-        self.m = validate_int("m", self.m, 1)
+        self._validate_fields()
         if self.m > self.d:
             raise ValueError(f"m must be at most d (got m={self.m} > d={self.d})")
-        self.actions = _check_choice("action family", self.actions, self.ACTIONS)
-        self.reward = _check_choice("reward model", self.reward, self.REWARDS)
-        self.oracle_delay = _check_float("oracle_delay", self.oracle_delay, 0.0, 10.0)
-        self.executor = _check_choice("executor", self.executor, ("none", "threads", "processes"))
-        self.workers = validate_int("workers", self.workers, 1, 64)
-        self.alpha = _check_float("alpha", self.alpha, 0.0, 1.0)
         if self.actions == "explicit" and not self.explicit_actions:
             raise ValueError("the explicit action family needs a non-empty list of actions")
 
@@ -118,41 +390,29 @@ class CMABSpec(ProblemSpec):
 class SemiparametricSpec(ProblemSpec):
     """A semiparametric linear bandit instance (experimental-design paper, Section 2).
 
-    Parameters
-    ----------
-    d, K : feature dimension and number of arms.
-    instance : ``gap`` (features with suboptimality gap ``gap``, Appendix I), ``random``
-        (random unit features), ``multi-armed`` (standard basis, d = K), ``csv``.
-    shift, magnitude : the shift nu_t (``none``, ``sine``, ``log``, ``random``,
-        ``adversarial``) and its scale.
-    gap : prescribed suboptimality gap Delta* for ``instance="gap"``.
-    noise : standard deviation sigma of the Gaussian noise eta_t.
-    features_path : CSV file (K rows, d columns) for ``instance="csv"``.
-    rescale : rescale CSV features / theta to norm <= 1 instead of rejecting them.
+    Fields, bounds and defaults: :data:`FIELDS` (``d``, ``K``, ``instance``, ``shift``,
+    ``magnitude``, ``gap``, ``noise``, ``features_path``, ``rescale``).  ``instance`` is
+    ``gap`` (features with suboptimality gap ``gap``, Appendix I), ``random`` (random unit
+    features), ``multi-armed`` (standard basis, d = K) or ``csv`` (``features_path``: K rows,
+    d columns, read within the same K and d limits); ``shift`` is nu_t with scale
+    ``magnitude``; ``noise`` the standard deviation sigma of eta_t; ``rescale`` divides CSV
+    features / theta by their largest norm instead of refusing norms above 1 (Assumption 1).
     """
 
     problem: ClassVar[str] = "semiparametric"
-    INSTANCES: ClassVar[tuple[str, ...]] = ("gap", "random", "multi-armed", "csv")
-    SHIFTS: ClassVar[tuple[str, ...]] = ("none", "sine", "log", "random", "adversarial")
 
-    d: int = 5
-    K: int = 10
-    instance: str = "gap"
-    shift: str = "none"
-    magnitude: float = 1.0
-    gap: float = 0.5
-    noise: float = 1.0
+    d: int = _default("d", "semiparametric")
+    K: int = _default("K", "semiparametric")
+    instance: str = _default("instance", "semiparametric")
+    shift: str = _default("shift", "semiparametric")
+    magnitude: float = _default("magnitude", "semiparametric")
+    gap: float = _default("gap", "semiparametric")
+    noise: float = _default("noise", "semiparametric")
     features_path: str | None = None
     rescale: bool = False
 
     def validate(self) -> None:
-        self.d = validate_int("d", self.d, 1, 200)
-        self.K = validate_int("K", self.K, 2, 2000)
-        self.instance = _check_choice("instance", self.instance, self.INSTANCES)
-        self.shift = _check_choice("shift", self.shift, self.SHIFTS)
-        self.magnitude = _check_float("magnitude", self.magnitude, 0.0, 100.0)
-        self.gap = _check_float("gap", self.gap, 0.0, 2.0)
-        self.noise = _check_float("noise", self.noise, 0.0, 100.0)
+        self._validate_fields()
         if self.instance == "csv" and not self.features_path:
             raise ValueError("instance 'csv' needs a features file (features_path)")
 
@@ -182,16 +442,30 @@ class SemiparametricSpec(ProblemSpec):
         return SemiparametricEnvironment(inst, shift, noise_sigma=self.noise, seed=seed, rep=rep)
 
 
+_SPECS: dict[str, type[ProblemSpec]] = {"cmab": CMABSpec, "semiparametric": SemiparametricSpec}
+
+
 def make_spec(problem: str, **kwargs: Any) -> ProblemSpec:
     """Build and validate a spec from keyword arguments (unknown keys are an error)."""
-    p = _check_choice("problem", problem, ("cmab", "semiparametric"))
-    cls = CMABSpec if p == "cmab" else SemiparametricSpec
-    fields = set(cls.__dataclass_fields__)
-    unknown = sorted(set(kwargs) - fields)
+    p = _check_problem(problem)
+    cls = _SPECS[p]
+    allowed = [f.name for f in fields_for(p)]
+    unknown = sorted(set(kwargs) - set(allowed))
     if unknown:
         raise ValueError(
-            f"unknown {p} setting(s): {', '.join(unknown)}; allowed: {', '.join(sorted(fields))}"
+            f"unknown {p} setting(s): {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}"
         )
     spec = cls(**kwargs)
+    spec.validate()
+    return spec
+
+
+def check_spec(spec: Any) -> ProblemSpec:
+    """``spec`` validated, or ValueError if it is not a problem spec (None, str, dict ...)."""
+    if not isinstance(spec, ProblemSpec) or not spec.problem:
+        raise ValueError(
+            "spec must be a CMABSpec or SemiparametricSpec (see make_spec), got "
+            f"{type(spec).__name__}"
+        )
     spec.validate()
     return spec

@@ -210,7 +210,7 @@ class DashboardApp(pn.viewable.Viewer):
         c.param.watch(self._on_idle_structure, ["problem", "algorithms"])
         # the idle progress shows T; the notice says when a run's plots show older settings
         c.param.watch(self._on_status, ["horizon", "algorithms"])
-        self.run_model.param.watch(self._on_status, ["status", "error", "t"])
+        self.run_model.param.watch(self._on_status, ["status", "error", "t", "queued"])
         self.lessons_view.param.watch(self._on_lesson, "slug")
         self._on_names()
         self._on_status()
@@ -262,6 +262,8 @@ class DashboardApp(pn.viewable.Viewer):
         self._stop_timer()
         self.run_model.step()
         self._after_start()
+        if self.run_model.busy:  # on Dask the step comes back with a later tick
+            self._start_timer()
 
     def reset(self) -> None:
         """Stop the run and clear the plots."""
@@ -320,8 +322,8 @@ class DashboardApp(pn.viewable.Viewer):
                 if changed:
                     full = self.run_model.status != "running"
                     self._in_document(lambda: self._push(full=full))
-            if self.run_model.status != "running":
-                self._stop_timer()
+            if self.run_model.status != "running" and not self.run_model.busy:
+                self._stop_timer()  # (a frame still on its way from a worker is collected)
             return changed
         finally:
             self._tick_lock.release()

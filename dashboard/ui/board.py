@@ -80,7 +80,7 @@ class PlotBoard(pn.viewable.Viewer):
         wide, cards = [], []
         self.plots = {}
         for module in self.modules:
-            if not module.applies_to(problem):
+            if not module.wanted(ctx):
                 continue
             live = module.make(ctx)
             self.plots[module.key] = live

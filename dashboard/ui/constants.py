@@ -70,6 +70,8 @@ class ConstantsEditor(pn.viewable.Viewer):
             widget = pn.widgets.Select(
                 label=knob.label, options=list(knob.choices), css_classes=css
             )
+        elif knob.kind == "bool":  # declared by plug-ins (no built-in card constant is one)
+            widget = pn.widgets.Checkbox(label=knob.label, css_classes=css)
         elif knob.kind == "int":
             widget = pn.widgets.IntInput(
                 label=knob.label, value=None, placeholder="auto", css_classes=css

@@ -17,7 +17,7 @@ closed by a line that is exactly ``$$``.  :func:`math_spans` finds every math sp
 use it to check balance), and :func:`protect_math` escapes the spans so that a plain CommonMark
 renderer (``pn.pane.Markdown`` uses markdown-it) passes the TeX through unchanged.
 
-This module is pure Python (stdlib plus the cheap, UI-free :mod:`dashboard.algorithms.registry`):
+This module is pure Python (stdlib plus the UI-free :mod:`dashboard.simulation.catalogue`):
 it never imports panel, holoviews or bokeh.
 """
 
@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dashboard.algorithms import registry
+from dashboard.simulation import catalogue
+from dashboard.simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, fields_for
 
 __all__ = [
     "ENV_VAR",
@@ -69,35 +70,13 @@ _FENCE_RE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([^`\s]*)\s*$")
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _H2_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
 
-# --- preset schema ------------------------------------------------------------------------------
-_PROBLEMS = ("cmab", "semiparametric")
-_COMMON_KEYS = ("problem", "algorithms", "horizon", "runs", "seed")
-# key -> (kind, low, high) ; kind "int" | "float" | tuple of allowed strings
-_COMMON_SPEC: dict[str, tuple[Any, float | None, float | None]] = {
-    "horizon": ("int", 1000, 1_000_000),
-    "runs": ("int", 1, 32),
-    "seed": ("int", 0, None),
-}
-_PROBLEM_SPEC: dict[str, dict[str, tuple[Any, float | None, float | None]]] = {
-    "cmab": {
-        "d": ("int", 2, 60),
-        "m": ("int", 1, 60),
-        "actions": (("m-sets", "paths", "matchings"), None, None),
-        "reward": (("linear", "covariance", "general", "continuous"), None, None),
-        "oracle_delay": ("float", 0.0, 0.1),
-        "alpha": ("float", 0.0, 1.0),
-    },
-    "semiparametric": {
-        "d": ("int", 1, 30),
-        "K": ("int", 2, 60),
-        "shift": (("none", "sine", "log", "random", "adversarial"), None, None),
-        "magnitude": ("float", 0.0, 3.0),
-        "gap": ("float", 0.0, 1.0),
-        "noise": ("float", 0.0, 3.0),
-    },
-}
+# --- preset schema: the problem schema (dashboard.simulation.specs), nothing else ----------------
+_PROBLEMS = PROBLEMS
+_COMMON_KEYS = ("problem", "algorithms", *RUN_FIELDS)
 _MAX_ALGORITHMS = 4
-_DEFAULT_REWARD = "linear"
+_DEFAULT_REWARD = FIELDS["reward"].default_for("cmab")
+#: A lesson preset must be estimated to run within this many seconds (a class waits for it).
+LESSON_MAX_WORK = 60.0
 
 
 @dataclass
@@ -517,19 +496,44 @@ def protect_math(text: str) -> str:
 
 
 # --- preset validation --------------------------------------------------------------------------
-def _check_value(key: str, value: Any, spec: tuple[Any, float | None, float | None]) -> str | None:
-    kind, low, high = spec
-    if isinstance(kind, tuple):
-        if not isinstance(value, str) or value not in kind:
-            return f"{key!r} must be one of {', '.join(repr(k) for k in kind)}, got {value!r}"
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def _check_value(key: str, value: Any, problem: str) -> str | None:
+    """The schema's own check (same bounds and choices as the API, CLI and dashboard)."""
+    f = FIELDS[key]
+    if f.kind == "choice" and isinstance(value, str) and value not in f.offered_choices():
+        return f"{key!r} must be one of {', '.join(repr(c) for c in f.offered_choices())}, " + (
+            f"got {value!r}"
+        )
+    try:
+        f.check(value, problem)
+    except ValueError as exc:
+        return f"{key!r}: {exc}"
+    if f.kind in ("int", "float") and isinstance(value, str):
         return f"{key!r} must be a number, got {value!r}"
-    if kind == "int" and not isinstance(value, int):
-        return f"{key!r} must be an integer, got {value!r}"
-    if (low is not None and value < low) or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"between {low} and {high}"
-        return f"{key!r} must be {rng}, got {value!r}"
+    return None
+
+
+def _check_work(preset: dict[str, Any], problem: str) -> str | None:
+    """A lesson runs in class: refuse presets estimated above :data:`LESSON_MAX_WORK`."""
+    from dashboard.simulation.budget import estimate_run
+    from dashboard.simulation.specs import make_spec
+
+    try:
+        spec = make_spec(
+            problem, **{f.name: preset[f.name] for f in fields_for(problem) if f.name in preset}
+        )
+        infos = [catalogue.declaration(a, problem) for a in preset["algorithms"]]
+    except (ValueError, KeyError, TypeError):
+        return None  # reported by the other checks
+    horizon = preset.get("horizon", FIELDS["horizon"].default)
+    runs = preset.get("runs", FIELDS["runs"].dashboard_default)
+    constants = preset.get("constants") if isinstance(preset.get("constants"), dict) else {}
+    params = {str(k).lower(): v for k, v in constants.items() if isinstance(v, dict)}
+    est = estimate_run(spec, infos, horizon, runs, params)
+    if est.seconds > LESSON_MAX_WORK:
+        return (
+            f"the preset would take {est.describe()}; a lesson preset must run within "
+            f"{LESSON_MAX_WORK:g} s (reduce horizon, runs or sizes)"
+        )
     return None
 
 
@@ -537,13 +541,14 @@ def validate_preset_basic(preset: Any) -> list[str]:
     """Human-readable problems of a lesson preset; an empty list when it is fine.
 
     Checks: a JSON object; ``problem`` in ``{"cmab", "semiparametric"}``; ``algorithms`` a
-    list of 1 to 4 distinct registered names (:func:`registry.algorithm_info`) of that problem
+    list of 1 to 4 distinct registered names (:func:`catalogue.declaration`) of that problem
     and, for ``cmab``, supporting the reward model (default ``"linear"``,
-    :func:`registry.algorithms_for`); no unknown keys (keys of the other problem count as
-    unknown); types and ranges: ``horizon`` 1000..1000000, ``runs`` 1..32, ``seed`` >= 0;
-    cmab ``d`` 2..60, ``m`` 1..d, ``actions``, ``reward``, ``oracle_delay`` 0..0.1, ``alpha``
-    0..1; semiparametric ``d`` 1..30, ``K`` 2..60, ``shift``, ``magnitude`` 0..3, ``gap``
-    0..1, ``noise`` 0..3.
+    :func:`catalogue.algorithm_names`); no unknown keys (keys of the other problem count as
+    unknown); types, bounds and choices of every other key from the one problem schema
+    (:data:`dashboard.simulation.specs.FIELDS`, the same as the API, CLI and dashboard), ``m``
+    at most ``d``; ``constants`` checked against the algorithms' declarations; and a run
+    estimated (:func:`dashboard.simulation.budget.estimate_run`) to take at most
+    :data:`LESSON_MAX_WORK` seconds, since a class waits for it.
     """
     if not isinstance(preset, dict):
         return [f"the preset must be a JSON object (dict), got {type(preset).__name__}"]
@@ -555,10 +560,10 @@ def validate_preset_basic(preset: Any) -> list[str]:
         problems.append(f"'problem' must be one of {', '.join(_PROBLEMS)}, got {problem!r}")
         problem = None
 
-    spec: dict[str, tuple[Any, float | None, float | None]] = dict(_COMMON_SPEC)
+    keys = [*RUN_FIELDS]
     if problem is not None:
-        spec.update(_PROBLEM_SPEC[problem])
-    allowed = set(_COMMON_KEYS) | set(spec)
+        keys += [f.name for f in fields_for(problem, dashboard=True)]
+    allowed = set(_COMMON_KEYS) | set(keys) | {"constants"}
     for key in preset:
         if key not in allowed:
             if problem is None:
@@ -569,8 +574,8 @@ def validate_preset_basic(preset: Any) -> list[str]:
             )
 
     for key, value in preset.items():
-        if key in spec:
-            msg = _check_value(key, value, spec[key])
+        if key in keys:
+            msg = _check_value(key, value, problem or "cmab")
             if msg:
                 problems.append(msg)
 
@@ -597,7 +602,7 @@ def validate_preset_basic(preset: Any) -> list[str]:
         reward = preset.get("reward", _DEFAULT_REWARD)
         for name in algorithms:
             try:
-                info = registry.algorithm_info(name)
+                info = catalogue.declaration(name)
             except ValueError as exc:
                 problems.append(str(exc))
                 continue
@@ -609,10 +614,17 @@ def validate_preset_basic(preset: Any) -> list[str]:
                     f"{problem!r}"
                 )
             elif problem == "cmab" and isinstance(reward, str):
-                supported = {i.name for i in registry.algorithms_for("cmab", reward)}
-                if info.name not in supported and reward in _PROBLEM_SPEC["cmab"]["reward"][0]:
+                supported = set(catalogue.algorithm_names("cmab", reward))
+                if info.name not in supported and reward in FIELDS["reward"].offered_choices():
                     problems.append(
                         f"algorithm {info.name!r} does not support the {reward!r} reward model; "
                         f"it supports: {', '.join(info.rewards)}"
                     )
+    if "constants" in preset:
+        chosen = algorithms if isinstance(algorithms, list) else []
+        problems += catalogue.constants_problems(preset["constants"], chosen)
+    if not problems and problem is not None:
+        heavy = _check_work(preset, problem)
+        if heavy:
+            problems.append(heavy)
     return problems

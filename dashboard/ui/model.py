@@ -19,18 +19,21 @@ Two classes, both testable headless:
 
 from __future__ import annotations
 
-import math
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import param
 
-from ..algorithms.registry import algorithms_for
-from ..simulation.runner import MAX_HORIZON, Simulation
-from ..simulation.specs import ProblemSpec, make_spec
+from ..simulation import catalogue
+from ..simulation.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORK, enforce, estimate_run
+from ..simulation.catalogue import Constant
+from ..simulation.fields import Field
+from ..simulation.remote import DaskRun, LocalRun, RunHandle, RunLost, RunRequest, activity
+from ..simulation.runner import Simulation
+from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
 
 __all__ = [
     "CONSTANTS",
@@ -56,138 +59,46 @@ DEFAULT_ALGORITHMS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class Knob:
-    """One constant of an algorithm that the papers leave open (GUIDE section 3), exposed in
-    the sidebar's "Algorithm constants" card and passed to the policy's constructor.
-
-    Attributes
-    ----------
-    name : str
-        The constructor keyword (``C``, ``M``, ``grid``, ``c``, ``delta``, ``n_rule`` ...).
-    label : str
-        Widget label (the paper's name and meaning).
-    kind : str
-        ``"float"``, ``"int"`` or ``"choice"``.
-    default : object
-        The constructor's default (``None``: chosen by the algorithm from T, e.g. SROQ's M).
-    low, high : float or None
-        Allowed open interval ``(low, high)`` for floats; inclusive ``[low, high]`` for ints.
-    choices : tuple of str
-        Allowed values of a ``"choice"``.
-    """
-
-    name: str
-    label: str
-    kind: str
-    default: Any
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] = ()
-
-    def check(self, value: Any) -> str | None:
-        """Why ``value`` is not allowed (``None`` if it is)."""
-        if value is None:
-            return None if self.default is None else f"{self.name} needs a value"
-        if self.kind == "choice":
-            if value in self.choices:
-                return None
-            return f"{self.name} must be one of {', '.join(self.choices)} (got {value!r})"
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"{self.name} must be a number (got {value!r})"
-        if self.kind == "int":
-            if float(value) != int(value):
-                return f"{self.name} must be a whole number (got {value!r})"
-            lo = -math.inf if self.low is None else self.low
-            hi = math.inf if self.high is None else self.high
-            if not lo <= value <= hi:
-                allowed = f"at least {lo:g}" if hi == math.inf else f"from {lo:g} to {hi:g}"
-                return f"{self.name} must be {allowed} (got {value!r})"
-            return None
-        lo = -math.inf if self.low is None else self.low
-        hi = math.inf if self.high is None else self.high
-        if not (math.isfinite(value) and lo < value < hi):
-            allowed = f"> {lo:g}" if hi == math.inf else f"in ({lo:g}, {hi:g})"
-            return f"{self.name} must be {allowed} (got {value!r})"
-        return None
+#: A constant on the constants card is a declared :class:`~dashboard.algorithms.declare.Constant`
+#: (name, label, kind, default, bounds or choices, doc); ``Knob`` is its historical name here.
+Knob = Constant
 
 
-_C = Knob("C", "C: UCB width constant, √(C log t / n_i)", "float", 1.5, low=0.0)
-_THRESH = Knob("threshold_scale", "threshold_scale: AROQ epoch threshold ×", "float", 1.0, low=0.0)
-_M = Knob("M", "M: number of epochs (empty: ≈ log2 log2 T)", "int", None, low=1)
-_F = Knob("f_const", "f_const: constant of f_t", "float", 0.05, low=0.0)
-_H = Knob("h_const", "h_const: constant of h_t", "float", 0.5, low=0.0)
-_DELTA = Knob("delta", "δ: confidence level", "float", 0.05, low=0.0, high=1.0)
-_c = Knob("c", "c: multiplier of the confidence width / phase length", "float", 1.0, low=0.0)
+class _CardConstants(Mapping[str, tuple[Constant, ...]]):
+    """The constants card, read live from the declarations: algorithm name -> its declared
+    constants with ``card=True`` (algorithms without any are absent).  Plug-ins registered
+    after import appear too."""
 
-#: The paper-ambiguity constants exposed per algorithm (the constructor keywords; defaults
-#: equal the constructors' defaults, checked by the tests).
-CONSTANTS: dict[str, tuple[Knob, ...]] = {
-    "CUCB": (_C,),
-    "AROQ-CMAB": (_C, _THRESH),
-    "alpha-AROQ-CMAB": (_C, _THRESH),
-    "SROQ-CMAB": (
-        _C,
-        _M,
-        Knob("grid", "grid: SROQ time grid", "choice", "gao", choices=("gao", "paper")),
-    ),
-    "AROQ-C-CMAB": (
-        _F,
-        _H,
-        Knob("warmup_multiplier", "warm-up length ×", "float", 1.0, low=0.0),
-    ),
-    "SROQ-C-CMAB": (
-        _F,
-        _H,
-        _M,
-        Knob("pair_multiplier", "pair phase length ×", "float", 1.0, low=0.0),
-    ),
-    "OLS-UCB-C": (_F, _H),
-    "AROQ-GR-CMAB": (_C, _THRESH),
-    "SROQ-GR-CMAB": (_C, _M),
-    "SDCB": (_C,),
-    "SBE": (
-        Knob("c", "c: multiplier of n_l (Eq. 4, Appendix I)", "float", 1.0, low=0.0),
-        _DELTA,
-        Knob(
-            "n_rule",
-            "n_rule: phase length rule",
-            "choice",
-            "eq4",
-            choices=("eq4", "appendix-e", "appendix-i"),
-        ),
-    ),
-    "BOSE": (_c, _DELTA),
-    "SP-TS": (
-        Knob("c", "c: posterior scale", "float", 1.0, low=0.0),
-        Knob("n_mc", "n_mc: Monte Carlo draws per round", "int", 100, low=1, high=100_000),
-    ),
-    "LinUCB": (
-        Knob("lam", "λ: ridge regulariser", "float", 1.0, low=0.0),
-        _DELTA,
-    ),
-    "G-elimination": (_c, _DELTA),
-}
+    def _all(self) -> dict[str, tuple[Constant, ...]]:
+        out = {}
+        for decl in catalogue.declarations():
+            card = tuple(c for c in decl.constants if c.card)
+            if card:
+                out[decl.name] = card
+        return out
+
+    def __getitem__(self, name: str) -> tuple[Constant, ...]:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
-#: Keys a lesson preset may set (see :meth:`Config.apply_preset`).
+#: The paper-ambiguity constants exposed per algorithm on the dashboard's card (derived from
+#: the policies' declarations; every declared constant stays settable through ``constants``).
+CONSTANTS: Mapping[str, tuple[Constant, ...]] = _CardConstants()
+
+
+#: Keys a lesson preset may set (see :meth:`Config.apply_preset`): the problem, the
+#: algorithms, and every field of the problem schema the dashboard shows.
 PRESET_KEYS: tuple[str, ...] = (
     "problem",
     "algorithms",
-    "horizon",
-    "runs",
-    "seed",
-    "d",
-    "m",
-    "K",
-    "actions",
-    "reward",
-    "shift",
-    "magnitude",
-    "gap",
-    "noise",
-    "oracle_delay",
-    "alpha",
+    *RUN_FIELDS,
+    *(f.name for f in fields_for(None, dashboard=True)),
 )
 #: Preset keys written only when they differ from the defaults (older presets lack them).
 OPTIONAL_PRESET_KEYS: tuple[str, ...] = ("constants",)
@@ -200,11 +111,70 @@ SPEEDS: dict[str, float | None] = {
     "max": None,
 }
 
-_CMAB_FIELDS = ("d", "m", "actions", "reward", "oracle_delay", "alpha")
-_SP_FIELDS = ("d", "K", "shift", "magnitude", "gap", "noise")
+
+def _param_from_field(f: Field) -> param.Parameter:
+    """A param object with the schema field's default (the default problem's, or the
+    dashboard's start value), bounds or choices and doc."""
+    default = f.dashboard_default if f.dashboard_default is not None else f.default_for("cmab")
+    doc = f"{f.doc} {f.allowed()}." if not f.bounds else f.help()
+    if f.kind == "int":
+        low, high = f.bounds_for(None)
+        return param.Integer(default=default, bounds=(low, high), doc=doc)
+    if f.kind == "float":
+        low, high = f.bounds_for(None)
+        return param.Number(
+            default=default, bounds=(low, high), inclusive_bounds=(not f.low_open, True), doc=doc
+        )
+    if f.kind == "choice":
+        return param.Selector(default=default, objects=list(f.offered_choices()), doc=doc)
+    if f.kind == "bool":
+        return param.Boolean(default=default, doc=doc)
+    raise TypeError(f"no dashboard parameter for a {f.kind} field ({f.name})")
 
 
-class Config(param.Parameterized):
+_SCHEMA_NAMES: tuple[str, ...] = (*RUN_FIELDS, *(f.name for f in fields_for(None, dashboard=True)))
+
+#: The problem-schema fields shown by the dashboard, as param objects (generated, see
+#: :mod:`dashboard.simulation.specs`); :class:`Config` inherits them.
+_SchemaParams = type(
+    "_SchemaParams",
+    (param.Parameterized,),
+    {
+        "__doc__": "Parameters generated from the problem schema.",
+        **{name: _param_from_field(FIELDS[name]) for name in _SCHEMA_NAMES},
+    },
+)
+
+
+#: The built-in choices of the component selectors (plug-ins registered in this process are
+#: appended by :func:`_offer_plugin_components`).
+_BUILTIN_CHOICES: dict[str, list[str]] = {}
+
+
+def _offer_plugin_components() -> None:
+    """Offer the shifts, action families and reward models registered by plug-ins in this
+    process (and only those: names are never imported from user input)."""
+    for name in ("shift", "actions", "reward"):
+        selector = Config.param[name]
+        builtin = _BUILTIN_CHOICES.setdefault(name, list(selector.objects))
+        extra = [n for n in catalogue.component_names(name, plugins_only=True) if n not in builtin]
+        if list(selector.objects) != builtin + extra:
+            selector.objects = builtin + extra
+
+
+def _declared(algorithm: str, name: str) -> Constant:
+    """The declared constant ``name`` of ``algorithm``; ValueError naming the allowed ones."""
+    declared = catalogue.constants(algorithm)
+    for c in declared:
+        if c.name == name:
+            return c
+    raise ValueError(
+        f"{algorithm} has no constant {name!r}; it has: "
+        f"{', '.join(c.name for c in declared) or 'none'}"
+    )
+
+
+class Config(_SchemaParams):
     """Configuration chosen in the sidebar (and synced to the URL).
 
     Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``); rules that
@@ -215,47 +185,15 @@ class Config(param.Parameterized):
 
     problem = param.Selector(
         default="cmab",
-        objects=["cmab", "semiparametric"],
+        objects=list(PROBLEMS),
         doc="cmab: combinatorial semi-bandit (oracle-efficient paper); semiparametric: "
         "semiparametric linear bandit (experimental-design paper).",
     )
-    d = param.Integer(
-        default=10, bounds=(1, 200), doc="Base arms d (cmab) or feature dimension d (semiparam)."
-    )
-    m = param.Integer(default=3, bounds=(1, 200), doc="Maximum action size m (cmab), m <= d.")
-    actions = param.Selector(
-        default="m-sets", objects=["m-sets", "paths", "matchings"], doc="Action family (cmab)."
-    )
-    reward = param.Selector(
-        default="linear",
-        objects=["linear", "covariance", "general"],
-        doc="Reward model (cmab): linear (Section 6), covariance (A.11.1), general (A.11.2).",
-    )
-    oracle_delay = param.Number(
-        default=0.0, bounds=(0.0, 10.0), doc="Oracle cost: extra seconds per oracle call (cmab)."
-    )
-    alpha = param.Number(
-        default=1.0, bounds=(0.0, 1.0), doc="alpha of the approximate oracle (alpha-AROQ-CMAB)."
-    )
-    K = param.Integer(default=10, bounds=(2, 2000), doc="Number of arms K (semiparametric).")
-    shift = param.Selector(
-        default="sine",
-        objects=["none", "sine", "log", "random", "adversarial"],
-        doc="Shift nu_t (semiparametric); sine and log are Appendix I's shifts.",
-    )
-    magnitude = param.Number(default=1.0, bounds=(0.0, 100.0), doc="Scale of the shift nu_t.")
-    gap = param.Number(default=0.5, bounds=(0.0, 2.0), doc="Suboptimality gap Delta*.")
-    noise = param.Number(default=1.0, bounds=(0.0, 100.0), doc="Noise level sigma of eta_t.")
     algorithms = param.List(
         default=list(DEFAULT_ALGORITHMS["cmab"]),
         item_type=str,
         doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}).",
     )
-    horizon = param.Integer(
-        default=10_000, bounds=(1, MAX_HORIZON), doc=f"Horizon T (1 to {MAX_HORIZON:,})."
-    )
-    runs = param.Integer(default=3, bounds=(1, 64), doc="Repetitions R (band over runs).")
-    seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed (same seed, same numbers).")
     speed = param.Selector(
         default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
     )
@@ -274,30 +212,18 @@ class Config(param.Parameterized):
     errors = param.List(default=[], item_type=str, doc="Derived: why the configuration is invalid.")
 
     def __init__(self, **params: Any) -> None:
+        _offer_plugin_components()
+        problem = params.get("problem", "cmab")
+        for f in fields_for(problem if problem in PROBLEMS else None, dashboard=True):
+            if f.name not in params and isinstance(f.default, dict):
+                params[f.name] = f.default_for(problem)  # e.g. d = 5 for semiparametric
         super().__init__(**params)
         if "algorithms" not in params:
             self.algorithms = self.default_algorithms(self.problem, self.reward)
         self._refresh()
 
     # ------------------------------------------------------------------ derived state
-    @param.depends(
-        "problem",
-        "d",
-        "m",
-        "actions",
-        "reward",
-        "K",
-        "algorithms",
-        "oracle_delay",
-        "alpha",
-        "shift",
-        "magnitude",
-        "gap",
-        "noise",
-        "constants",
-        "horizon",
-        watch=True,
-    )
+    @param.depends("problem", "algorithms", "constants", *_SCHEMA_NAMES, watch=True)
     def _refresh(self) -> None:
         options = self.options_for(self.problem, self.reward)
         if options != self.algorithm_options:
@@ -320,7 +246,7 @@ class Config(param.Parameterized):
     @staticmethod
     def options_for(problem: str, reward: str | None = None) -> list[str]:
         """Names of the registered algorithms valid for ``problem`` (and the cmab ``reward``)."""
-        return [i.name for i in algorithms_for(problem, reward if problem == "cmab" else None)]
+        return catalogue.algorithm_names(problem, reward if problem == "cmab" else None)
 
     @classmethod
     def default_algorithms(cls, problem: str, reward: str = "linear") -> list[str]:
@@ -330,11 +256,20 @@ class Config(param.Parameterized):
         chosen = [a for a in DEFAULT_ALGORITHMS[key] if a in options]
         return chosen or options[:MAX_ALGORITHMS]
 
+    def parse_setting(self, name: str, text: Any) -> Any:
+        """A URL query value (text) for a schema parameter, checked by the schema's own parser
+        (exact bounds before conversion, the current problem's bounds for ``d``); ValueError
+        names the key and what is allowed.  Other parameters return ``text`` unchanged."""
+        f = FIELDS.get(name)
+        if f is None or name not in _SCHEMA_NAMES:
+            return text
+        problem = self.problem if self.problem in f.bounds else None
+        return f.parse(text, problem)
+
     @property
     def spec_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`make_spec` for the current problem."""
-        fields = _CMAB_FIELDS if self.problem == "cmab" else _SP_FIELDS
-        return {f: getattr(self, f) for f in fields}
+        return {f.name: getattr(self, f.name) for f in fields_for(self.problem, dashboard=True)}
 
     def validate(self) -> list[str]:
         """One sentence per problem with the configuration (empty list: it can run)."""
@@ -375,6 +310,7 @@ class Config(param.Parameterized):
                 spec = make_spec(self.problem, **self.spec_kwargs)
                 if self.problem == "cmab" and self.m <= self.d:
                     self._check_family(spec)
+                self._check_work(spec)
             except ValueError as exc:
                 errors.append(_sentence(str(exc)))
         return errors
@@ -390,24 +326,14 @@ class Config(param.Parameterized):
 
     def constant(self, algorithm: str, name: str) -> Any:
         """The value of one constant of ``algorithm`` (its default unless changed)."""
-        knob = next((k for k in CONSTANTS.get(algorithm, ()) if k.name == name), None)
-        if knob is None:
-            raise ValueError(
-                f"{algorithm} has no constant {name!r}; it has: "
-                f"{', '.join(k.name for k in CONSTANTS.get(algorithm, ())) or 'none'}"
-            )
+        knob = _declared(algorithm, name)
         return (self.constants or {}).get(algorithm, {}).get(name, knob.default)
 
     def set_constant(self, algorithm: str, name: str, value: Any) -> None:
         """Set one constant (the default value removes the entry: URLs and presets carry only
         what differs from the defaults).  Invalid values are kept and reported in
         :attr:`errors` (Run is disabled), so the user sees what they typed and why."""
-        knob = next((k for k in CONSTANTS.get(algorithm, ()) if k.name == name), None)
-        if knob is None:
-            raise ValueError(
-                f"{algorithm} has no constant {name!r}; it has: "
-                f"{', '.join(k.name for k in CONSTANTS.get(algorithm, ())) or 'none'}"
-            )
+        knob = _declared(algorithm, name)
         if knob.kind == "int" and isinstance(value, float) and value.is_integer():
             value = int(value)
         new = {a: dict(v) for a, v in (self.constants or {}).items()}
@@ -426,7 +352,7 @@ class Config(param.Parameterized):
         if not isinstance(raw, dict):
             return ["Algorithm constants must be a mapping {algorithm: {name: value}}."]
         for algorithm, values in self.algorithm_constants().items():
-            knobs = {k.name: k for k in CONSTANTS.get(algorithm, ())}
+            knobs = {k.name: k for k in catalogue.constants(algorithm)}
             if not isinstance(values, dict):
                 errors.append(f"{algorithm}: constants must be a mapping name -> value.")
                 continue
@@ -445,24 +371,24 @@ class Config(param.Parameterized):
                 if problem is not None:
                     errors.append(f"{algorithm}: {problem}.")
                     bad = True
-            if not bad:  # the constructor has the last word (its own ValueError)
+            if not bad:  # the declaration, then the constructor's own cross-constant rules
                 try:
-                    from ..algorithms.registry import algorithm_info
-
-                    algorithm_info(algorithm).load()(**values)
+                    catalogue.check_constants(algorithm, values)
                 except ValueError as exc:
-                    errors.append(f"{algorithm}: {_sentence(str(exc))}")
-                except Exception:  # e.g. a constructor needing more arguments: the run tells
-                    pass
+                    errors.append(_sentence(str(exc)))
         return errors
+
+    def _check_work(self, spec: ProblemSpec) -> None:
+        """Refuse (ValueError) a run estimated above the work limit, so Run is disabled with
+        the estimate instead of failing after the click.  The limit is the simulation layer's
+        default, or the one the instructor set for the class (``serve --max-work``)."""
+        infos = [catalogue.declaration(a, self.problem) for a in self.algorithms]
+        est = estimate_run(spec, infos, self.horizon, self.runs, self.algorithm_constants())
+        enforce(est, class_max_work(), DEFAULT_MAX_MEMORY, override=None)
 
     def _check_family(self, spec: ProblemSpec) -> None:
         """Action families with structure (paths, matchings) constrain d and m: ask them."""
-        try:
-            from ..algorithms.cmab.actions import make_family
-        except ImportError:  # family module still being written: the run will tell
-            return
-        make_family(spec.actions, spec.d, spec.m, seed=0)
+        catalogue.check_family(spec.actions, spec.d, spec.m)
 
     @property
     def valid(self) -> bool:
@@ -481,6 +407,20 @@ class Config(param.Parameterized):
             self.spec(),
             list(self.algorithms),
             self.horizon,
+            runs=self.runs,
+            seed=self.seed,
+            params=self.algorithm_constants(),
+        )
+
+    def run_request(self) -> RunRequest:
+        """What a run of the current configuration needs, as plain data (ValueError if
+        invalid): built in this process or on a Dask worker, the numbers are the same."""
+        if self.errors:
+            raise ValueError(self.errors[0])
+        return RunRequest(
+            spec=self.spec(),
+            algorithms=tuple(self.algorithms),
+            horizon=self.horizon,
             runs=self.runs,
             seed=self.seed,
             params=self.algorithm_constants(),
@@ -551,17 +491,32 @@ class Config(param.Parameterized):
     @staticmethod
     def _canonical(name: str) -> str:
         """The registered spelling of an algorithm name (unchanged if unknown)."""
-        for info in algorithms_for(None):
-            if info.name.lower() == name.strip().lower():
-                return info.name
+        for known in catalogue.algorithm_names():
+            if known.lower() == name.strip().lower():
+                return known
         return name
 
 
+class _RemoteView:
+    """What the view may read of a run that lives on a Dask worker (no local Simulation)."""
+
+    def __init__(self, horizon: int, algorithms: list[str]) -> None:
+        self.horizon = horizon
+        self.algorithms = algorithms
+
+
 class RunModel(param.Parameterized):
-    """Run state machine around one :class:`Simulation`.
+    """Run state machine around one run handle (:mod:`dashboard.simulation.remote`).
 
     ``status`` is ``idle`` (nothing simulated), ``running`` (ticks advance), ``paused``,
     ``done`` (t = T) or ``error`` (the run raised: ``error`` holds one sentence).
+
+    The run lives behind a non-blocking handle: in this process (``engine="in-process"``, the
+    default for ``panel serve dashboard`` and notebooks: every call does its work before it
+    returns) or on a Dask worker (``engine="dask"``, what ``python -m dashboard serve`` sets
+    for a class: :meth:`tick` only collects a finished frame and asks for the next one, so the
+    server's event loop never waits for a simulation).  Pause and Reset change the state at
+    once in both cases; a frame still in flight after Pause is shown when it arrives.
     """
 
     config = param.ClassSelector(class_=Config, doc="The configuration being run.")
@@ -573,12 +528,28 @@ class RunModel(param.Parameterized):
     error = param.String(default="", doc="One-sentence message of the last failed run.")
     frame = param.Integer(default=0, doc="Incremented each time new results are available.")
     result = param.Parameter(default=None, doc="SimulationResult snapshot of the current run.")
+    engine = param.Selector(
+        default="in-process",
+        objects=["in-process", "dask"],
+        doc="Where runs execute: this process, or the shared Dask cluster (a served class).",
+    )
+    queued = param.Boolean(
+        default=False,
+        doc="A requested frame has waited over a second for a busy cluster (shown as queued).",
+    )
+
+    #: Seconds after which an outstanding frame counts as queued.
+    QUEUED_AFTER = 1.0
 
     def __init__(self, config: Config | None = None, **params: Any) -> None:
+        if "engine" not in params:
+            params["engine"] = default_engine()
         super().__init__(config=config if config is not None else Config(), **params)
-        self.sim: Simulation | None = None
+        self.handle: RunHandle | None = None
+        self.sim: Any = None  # the local Simulation (in-process) or a _RemoteView (Dask)
         self._lock = threading.Lock()
-        self._rate = 0.0  # measured rounds per second of the current run
+        self._asked_at = 0.0  # when the outstanding frame was requested
+        self._workers = 1  # Dask worker threads serving this run (fair share)
 
     # ------------------------------------------------------------------ state machine
     @property
@@ -586,11 +557,16 @@ class RunModel(param.Parameterized):
         """Whether Run is allowed (the configuration is valid)."""
         return self.config.valid
 
+    @property
+    def busy(self) -> bool:
+        """Whether a requested frame has not come back yet (the view keeps polling)."""
+        return self.handle is not None and self.handle.busy
+
     def run(self) -> None:
         """Start a new run of the current configuration (cancelling any previous run)."""
         with self._lock:
             self._start()
-            if self.sim is not None:
+            if self.handle is not None:
                 self.status = "running"
 
     def pause(self) -> None:
@@ -614,50 +590,52 @@ class RunModel(param.Parameterized):
         """Advance to the next decision point (oracle call, epoch or phase), then pause.
 
         Starts a paused run first if nothing is loaded (or the last one finished / failed).
+        In-process the step is done when this returns; on Dask it arrives with a later
+        :meth:`tick` (:attr:`busy` says one is due).
         """
         with self._lock:
-            if self.sim is None or self.status in ("done", "error", "idle"):
+            if self.handle is None or self.status in ("done", "error", "idle"):
                 self._start()
-                if self.sim is None:
+                if self.handle is None:
                     return
-            self._guarded(self.sim.step)
-            if self.status not in ("error", "done"):
+            if self.status != "done":
                 self.status = "paused"
+            if not self.handle.busy:
+                self._ask(step=True)
+            self._collect()
 
     def reset(self) -> None:
-        """Stop and forget the run (the simulation is closed and dropped)."""
+        """Stop and forget the run (its state is released, on a worker too)."""
         with self._lock:
             self._drop()
-            self.param.update(status="idle", t=0, horizon=0, error="", result=None)
+            self.param.update(status="idle", t=0, horizon=0, error="", result=None, queued=False)
             self.frame += 1
 
     def close(self) -> None:
-        """Release the simulation (the session ended)."""
+        """Release the run (the session ended)."""
         with self._lock:
             self._drop()
             if self.status == "running":
                 self.status = "paused"
 
     def tick(self, seconds: float = 0.06) -> bool:
-        """Advance a running simulation by one frame; return whether new results exist.
-
-        A frame simulates for about ``seconds`` of wall time, capped by the playback speed
-        (a fraction of T per frame).  Overlapping calls (periodic callbacks on several threads)
-        return ``False`` instead of waiting.
+        """One frame: show a finished frame if one came back, and while running ask for the
+        next (about ``seconds`` of simulation, capped by the playback speed, a fraction of T
+        per frame).  Returns whether new results exist.  Overlapping calls (periodic callbacks
+        on several threads) return ``False`` instead of waiting.
         """
-        if self.status != "running" or not self._lock.acquire(blocking=False):
+        if self.handle is None or not self._lock.acquire(blocking=False):
             return False
         try:
-            if self.sim is None or self.status != "running":
-                return False
-            sim = self.sim
-            fraction = SPEEDS[self.config.speed]
-            target = (
-                sim.horizon if fraction is None else sim.t + max(1, int(fraction * sim.horizon))
-            )
-            before = sim.t
-            self._guarded(lambda: self._advance(sim, min(target, sim.horizon), seconds))
-            return self.status == "error" or sim.t != before
+            changed = self._collect()
+            if self.status == "running" and self.handle is not None and not self.handle.busy:
+                self._ask(seconds=seconds)
+                changed = self._collect() or changed  # in-process: the frame is ready
+            waited = time.perf_counter() - self._asked_at
+            queued = self.busy and waited > self.QUEUED_AFTER
+            if queued != self.queued:
+                self.queued = queued
+            return changed
         finally:
             self._lock.release()
 
@@ -674,7 +652,8 @@ class RunModel(param.Parameterized):
 
     def notices(self) -> list[str]:
         """One sentence per place where a run departs from the paper's schedule (e.g. AROQ-C's
-        warm-up or SROQ-C's pair phase clamped to fit the horizon), from run 1's events."""
+        warm-up or SROQ-C's pair phase clamped to fit the horizon), from run 1's events, and
+        one when the run waits for a busy cluster."""
         out: list[str] = []
         result = self.result
         for r in [] if result is None else result.results:
@@ -691,6 +670,11 @@ class RunModel(param.Parameterized):
                         f"this run uses {float(used):,.0f})"
                     )
                 out.append(f"{r.algorithm}: {e.kind}{detail}.")
+        if self.queued:
+            out.append(
+                "Queued: the server is busy with the class's runs; your next frame will come "
+                "as soon as a worker is free."
+            )
         return out
 
     def instance_arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -701,75 +685,114 @@ class RunModel(param.Parameterized):
     # ------------------------------------------------------------------ internals
     def _start(self) -> None:
         self._drop()
-        self.param.update(error="", t=0, result=None)
+        self.param.update(error="", t=0, result=None, queued=False)
         if not self.config.valid:
             self.param.update(status="error", error=self.config.errors[0])
             self.frame += 1
             return
         try:
-            self.sim = self.config.make_simulation()
+            request = self.config.run_request()
+            if self.engine == "dask":
+                from ..simulation.cluster import get_client
+
+                client = get_client()
+                self._workers = max(1, len(client.scheduler_info().get("workers", {})))
+                self.handle = DaskRun(client, request)
+                self.sim = _RemoteView(request.horizon, list(request.algorithms))
+            else:
+                handle = LocalRun(request)
+                self.handle = handle
+                self.sim = handle.simulation
         except Exception as exc:  # bad combination found only when building the instance
-            self.sim = None
+            self._drop()
             self.param.update(status="error", error=_message(exc), horizon=0)
             self.frame += 1
             return
-        self.param.update(status="paused", horizon=self.sim.horizon, t=0)
-        self._snapshot()
+        self._asked_at = time.perf_counter()
+        self.param.update(status="paused", horizon=request.horizon, t=0)
+        self._collect()
 
     def _drop(self) -> None:
-        sim, self.sim = self.sim, None
-        self._rate = 0.0
-        if sim is not None:
-            sim.close()
+        handle, self.handle, self.sim = self.handle, None, None
+        if handle is not None:
+            handle.close()
 
-    def _advance(self, sim: Simulation, target: int, seconds: float) -> None:
-        """Advance towards ``target`` for about ``seconds`` (at least one chunk)."""
-        deadline = time.perf_counter() + seconds
-        while sim.t < target:
-            budget = deadline - time.perf_counter()
-            if budget <= 0:
-                break
-            step = target - sim.t
-            rate = self._rate
-            # aim at 70% of the remaining budget: the measured rate fluctuates
-            chunk = max(1, min(step, int(0.7 * rate * budget))) if rate > 0 else 1
-            start, t0 = time.perf_counter(), sim.t
-            sim.advance_to(sim.t + chunk)
-            elapsed = time.perf_counter() - start
-            if elapsed > 0 and sim.t > t0:
-                r = (sim.t - t0) / elapsed
-                self._rate = r if rate == 0 else 0.5 * rate + 0.5 * r
+    def _ask(self, seconds: float = 0.0, step: bool = False) -> None:
+        """Request the next frame (never waits for a worker)."""
+        handle = self.handle
+        if handle is None:
+            return
+        if step:
+            handle.request(step=True)
+        else:
+            fraction = SPEEDS[self.config.speed]
+            T = self.horizon
+            target = T if fraction is None else self.t + max(1, int(fraction * T))
+            if self.engine == "dask":
+                # fair share: with more runs computing than workers, shorter slices keep every
+                # session's frames coming (each worker serves its runs' frames in turn)
+                computing = max(1, activity()["computing"] + 1)
+                seconds = max(0.01, seconds * min(1.0, self._workers / computing))
+            handle.request(target=min(target, T), seconds=seconds)
+        self._asked_at = time.perf_counter()
 
-    def _guarded(self, action: Any) -> None:
-        """Run ``action``; an exception stops the run and becomes a one-sentence message."""
+    def _collect(self) -> bool:
+        """Show the frame that came back, if any; a failed run becomes a message."""
+        handle = self.handle
+        if handle is None:
+            return False
         try:
-            action()
-        except Exception as exc:
+            frame = handle.poll()
+        except Exception as exc:  # RunLost (worker died) or a user error raised by the run
             self._drop()
-            self.param.update(status="error", error=_message(exc))
+            self.param.update(status="error", error=_message(exc), queued=False)
             self.frame += 1
-            return
-        self._snapshot()
-
-    def _snapshot(self) -> None:
-        sim = self.sim
-        if sim is None:
-            return
-        status = "done" if sim.done else self.status
-        self.param.update(t=sim.t, result=sim.result(), status=status)
+            return True
+        if frame is None:
+            return False
+        status = "done" if frame.done else self.status
+        self.param.update(t=frame.t, result=frame.result, status=status, queued=False)
         self.frame += 1
-        if sim.done:
-            sim.close()
+        return True
 
 
 def _sentence(text: str) -> str:
     """First line of ``text``, capitalised and ending with a full stop."""
     line = text.strip().splitlines()[0] if text.strip() else "unknown error"
-    line = line[0].upper() + line[1:]
+    if not line.split(" ", 1)[0].isidentifier() or len(line.split(" ", 1)[0]) > 1:
+        line = line[0].upper() + line[1:]  # not a one-letter symbol such as d, m or K
     return line if line.endswith((".", "!", "?")) else line + "."
+
+
+#: Set by ``python -m dashboard serve`` (see :mod:`dashboard.serve`): ``dask`` or ``in-process``.
+ENGINE_ENV = "BANDIT_DASHBOARD_ENGINE"
+
+
+#: Set by ``python -m dashboard serve --max-work SECONDS``: the class's per-run work limit.
+MAX_WORK_ENV = "BANDIT_DASHBOARD_MAX_WORK"
+
+
+def class_max_work() -> float:
+    """The per-run work limit in estimated seconds: the instructor's (``serve --max-work``)
+    when it is a positive number, else the simulation layer's default."""
+    import os
+
+    try:
+        value = float(os.environ.get(MAX_WORK_ENV, ""))
+    except ValueError:
+        return DEFAULT_MAX_WORK
+    return value if 0 < value < float("inf") else DEFAULT_MAX_WORK
+
+
+def default_engine() -> str:
+    """``dask`` when ``python -m dashboard serve`` chose it for this server, else
+    ``in-process`` (``panel serve dashboard``, notebooks, tests)."""
+    import os
+
+    return "dask" if os.environ.get(ENGINE_ENV) == "dask" else "in-process"
 
 
 def _message(exc: BaseException) -> str:
     """A one-sentence, traceback-free description of a failed run."""
-    kind = "" if isinstance(exc, ValueError) else f" ({type(exc).__name__})"
+    kind = "" if isinstance(exc, (ValueError, RunLost)) else f" ({type(exc).__name__})"
     return f"The run stopped: {_sentence(str(exc) or type(exc).__name__)[:-1]}{kind}."

@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import param
 
+from ..simulation.specs import FIELDS
 from .model import MAX_ALGORITHMS, Config
 from .safe import shorten
 
@@ -155,6 +156,8 @@ def _algorithms(raw: str) -> list[str]:
 
 def _constant_value(default: Any, value: Any) -> bool:
     """Whether ``value`` has the declared constant's kind (range checks are Config's)."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
     if isinstance(default, str):
         return isinstance(value, str) and len(value) <= 100
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -196,6 +199,13 @@ def _parse_value(p: param.Parameter, raw: str) -> Any:
     if isinstance(p, param.Boolean):
         return _boolean(raw)
     if isinstance(p, param.Number):  # Integer is a Number
+        field = FIELDS.get(p.name)
+        if field is not None and field.kind in ("int", "float"):
+            # the problem schema's own parser: exact bounds before any conversion
+            try:
+                return field.parse(raw)
+            except ValueError:
+                raise _Refused(f"allowed: {_bounds_text(p)}") from None
         return _number(p, raw)
     if isinstance(p, param.Selector):
         return _selector(p, raw)

@@ -170,7 +170,7 @@ def test_design_json_contract(capsys, tmp_path):
         (["simulate", "--problem", "cmab", "--horizon", "10"], "--algorithm"),
         (
             ["simulate", "--problem", "cmab", "--algorithm", "CUCB", "--horizon", "ten"],
-            "invalid int",
+            "horizon T must be an integer from 1 to 10_000_000",
         ),
         (["design", "--features", "/nonexistent/arms.csv"], "arms.csv"),
     ],

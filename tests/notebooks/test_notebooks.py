@@ -3,13 +3,11 @@
 Each notebook is executed with nbclient in a fresh ``python3`` kernel (the interpreter running
 the tests) at the classroom scale, with a per-notebook timeout.  If no ``python3`` kernelspec
 is installed (a bare venv), a session fixture installs one for ``sys.executable`` into a
-temporary directory and points ``JUPYTER_PATH`` at it.
+temporary directory and points ``JUPYTER_PATH`` at it (``conftest.py``).
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,31 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NB_DIR.glob("*.ipynb"))
 TIMEOUT = 150  # seconds per cell; a whole classroom notebook takes well under a minute
-
-
-@pytest.fixture(scope="session")
-def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A ``python3`` kernel running this interpreter (installed in a temp dir if missing)."""
-    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-
-    try:
-        spec = KernelSpecManager().get_kernel_spec("python3")
-        argv0 = spec.argv[0]
-        usable = (
-            argv0 in ("python", "python3")
-            or Path(argv0).resolve() == Path(sys.executable).resolve()
-        )
-    except NoSuchKernel:
-        usable = False
-    if not usable:
-        from ipykernel.kernelspec import install
-
-        prefix = tmp_path_factory.mktemp("jupyter")
-        install(kernel_name="python3", prefix=str(prefix))
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(
-            [str(prefix / "share" / "jupyter"), os.environ.get("JUPYTER_PATH", "")]
-        )
-    return "python3"
 
 
 def test_there_are_lesson_and_reproduction_notebooks() -> None:

@@ -8,6 +8,7 @@ import pytest
 from dashboard.algorithms import registry
 from dashboard.algorithms.base import Policy
 from dashboard.algorithms.cmab.oracle import Oracle, OracleRequest
+from dashboard.algorithms.declare import AlgorithmDeclaration
 from dashboard.simulation import CMABSpec, Simulation, simulate, stream, time_grid
 
 
@@ -17,8 +18,7 @@ class FakeEpochPolicy(Policy):
     Decision points are the oracle rounds, so ``advance`` stops right before them.
     """
 
-    name = "FAKE"
-    problem = "cmab"
+    declaration = AlgorithmDeclaration("FAKE", "cmab", "test", rewards=("linear",))
 
     def __init__(self, oracle_delay: float = 0.0, executor=None) -> None:
         super().__init__()
@@ -48,25 +48,10 @@ class FakeEpochPolicy(Policy):
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    info = registry.AlgorithmInfo("FAKE", "x:y", "cmab", "test", ("linear",))
-    monkeypatch.setitem(registry.ALGORITHMS, "fake", info)
-    monkeypatch.setattr(registry.AlgorithmInfo, "load", lambda self: FakeEpochPolicy)
-    # the foundation's m-sets family and linear rewards are enough here
-    from dashboard.algorithms.cmab import actions, rewards
-
-    if not hasattr(actions, "make_family"):
-        monkeypatch.setattr(
-            actions, "make_family", lambda k, d, m, **kw: actions.MSets(d, m), raising=False
-        )
-    if not hasattr(rewards, "make_reward"):
-        monkeypatch.setattr(
-            rewards,
-            "make_reward",
-            lambda k, d, seed=0, **kw: rewards.LinearRewards(d, seed=seed),
-            raising=False,
-        )
-    return info
+def fake():
+    info = registry.register_algorithm(FakeEpochPolicy)
+    yield info
+    registry.unregister_algorithm("FAKE")
 
 
 def test_time_grid_contains_ends_and_is_increasing():

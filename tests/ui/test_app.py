@@ -375,6 +375,7 @@ def test_constants_card_follows_the_chosen_algorithms():
         ("SROQ-CMAB", "C"),
         ("SROQ-CMAB", "M"),
         ("SROQ-CMAB", "grid"),
+        ("SROQ-CMAB", "lcb_query"),
     }
     assert with_class(app.sidebar, "constant-SROQ-CMAB-grid")
     app.config.problem = "semiparametric"
@@ -392,9 +393,11 @@ def test_constant_widgets_set_the_run_and_invalid_values_disable_run():
     widget = app._constant_widgets[("SROQ-CMAB", "C")]
     widget.value = -1.0
     assert app.run_button.disabled
-    assert app.constants_alert.visible and "C must be > 0" in shown(app.constants_alert)
+    assert app.constants_alert.visible and "C must be in [0.001, 1000]" in shown(
+        app.constants_alert
+    )
     assert not app.constants_card.collapsed  # the problem is shown where it was made
-    assert app.alert.visible and "C must be > 0" in shown(app.alert)
+    assert app.alert.visible and "C must be in [0.001, 1000]" in shown(app.alert)
     widget.value = 1.5  # back to the default
     assert not app.run_button.disabled and not app.constants_alert.visible
     assert app.config.constants == {"SROQ-CMAB": {"M": 2}}

@@ -303,19 +303,19 @@ def test_clamped_schedules_are_reported_as_notices():
 
 
 # ---------------------------------------------------------------------------- algorithm constants
-def test_constant_defaults_match_the_constructors():
-    """Every exposed constant is a keyword of the algorithm's constructor with that default."""
-    import inspect
+def test_the_constants_card_is_the_declarations_card_constants():
+    """CONSTANTS is derived from the policies' declarations (no second list to keep in line):
+    every algorithm with card constants appears, with exactly its ``card=True`` constants."""
+    from dashboard.simulation import catalogue
 
-    from dashboard.algorithms.registry import algorithm_info
-
-    registered = {i.name for i in algorithms_for(None)}
-    assert set(CONSTANTS) <= registered
-    for name, knobs in CONSTANTS.items():
-        signature = inspect.signature(algorithm_info(name).load().__init__).parameters
-        for knob in knobs:
-            assert knob.name in signature, (name, knob.name)
-            assert signature[knob.name].default == knob.default, (name, knob.name)
+    expected = {
+        d.name: tuple(c for c in d.constants if c.card)
+        for d in catalogue.declarations()
+        if any(c.card for c in d.constants)
+    }
+    assert dict(CONSTANTS) == expected
+    assert [k.name for k in CONSTANTS["SROQ-CMAB"]] == ["C", "M", "grid", "lcb_query"]
+    assert all(k.label for knobs in CONSTANTS.values() for k in knobs)
 
 
 def test_constants_reach_the_policies_and_change_the_run():
@@ -353,11 +353,11 @@ def test_default_values_are_not_stored_and_unchosen_algorithms_are_not_passed():
 @pytest.mark.parametrize(
     ("algorithm", "name", "value", "message"),
     [
-        ("CUCB", "C", -1.0, "CUCB: C must be > 0 (got -1.0)."),
-        ("SROQ-CMAB", "M", 0, "SROQ-CMAB: M must be at least 1 (got 0)."),
+        ("CUCB", "C", -1.0, "CUCB: C must be in [0.001, 1000] (got -1.0)."),
+        ("SROQ-CMAB", "M", 0, "SROQ-CMAB: M must be in [1, 10000000] or none (auto) (got 0)."),
         ("SROQ-CMAB", "M", 20_000, "M must be at most the horizon T = 10000 (got 20000)."),
         ("SROQ-CMAB", "grid", "daily", "grid must be one of gao, paper (got 'daily')."),
-        ("AROQ-CMAB", "threshold_scale", 0.0, "threshold_scale must be > 0"),
+        ("AROQ-CMAB", "threshold_scale", 0.0, "threshold_scale must be in (0, 1000]"),
     ],
 )
 def test_invalid_constants_are_explained_and_block_run(algorithm, name, value, message):
@@ -376,10 +376,12 @@ def test_semiparametric_invalid_constants():
     config.set_constant("SP-TS", "n_mc", 0)
     assert config.errors == [
         "SBE: delta must be in (0, 1) (got 1.5).",
-        "SP-TS: n_mc must be from 1 to 100000 (got 0).",
+        "SP-TS: n_mc must be in [1, 100000] (got 0).",
     ]
     config.constants = {"SBE": {"colour": 1}}
-    assert config.errors == ["SBE: unknown constant 'colour'; allowed: c, delta, n_rule."]
+    assert config.errors == [
+        "SBE: unknown constant 'colour'; allowed: c, delta, n_rule, elimination_factor, design_tol."
+    ]
 
 
 def test_presets_carry_constants_only_when_changed_and_old_presets_stay_valid():

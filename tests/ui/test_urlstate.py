@@ -40,9 +40,9 @@ def test_url_keys_are_configs_parameters_except_derived_state():
 @pytest.mark.parametrize(
     ("query", "key", "allowed"),
     [
-        ("?d=-1", "d", "whole numbers from 1 to 200"),
+        ("?d=-1", "d", "whole numbers from 1 to 500"),
         ("?horizon=1e12", "horizon", "whole numbers"),
-        ("?runs=0", "runs", "whole numbers from 1 to 64"),
+        ("?runs=0", "runs", "whole numbers from 1 to 256"),
         ("?seed=" + "9" * 400, "seed", "whole numbers"),
         ("?problem=nope", "problem", "cmab, semiparametric"),
         ("?speed=warp", "speed", "slow, normal, fast, max"),
@@ -145,7 +145,7 @@ def test_the_url_follows_the_configuration_and_repeats_refused_keys_cleanly():
     app = DashboardApp(autostart_timer=False)
     link = Location(search="?d=-1&lesson=2&seed=4")
     UrlSync(app.config, link, app.show_url_notices)
-    assert "d=10" in link.search and "lesson=2" in link.search and "seed=4" in link.search
+    assert "d=20" in link.search and "lesson=2" in link.search and "seed=4" in link.search
     app.config.horizon = 500
     assert "horizon=500" in link.search
     # the browser reports another address (back button): applied the same way

@@ -253,7 +253,7 @@ def test_aroqgr_knobs_change_the_number_of_queries():
 
 
 # ----------------------------------------------------------------------------------------------
-# SDCB start: optimistic unplayed arms (default) or Chen et al.'s initial pass
+# SDCB start: Chen et al.'s initial pass (default) or optimistic unplayed arms
 # ----------------------------------------------------------------------------------------------
 def test_sdcb_initial_pass_plays_each_arm_first():
     T = 60
@@ -268,7 +268,12 @@ def test_sdcb_initial_pass_plays_each_arm_first():
     p.advance(T)
     assert p.log.queries == T and p.log.adaptivity == T
     assert [r[:3] for r in p.log.ranges] == [(1, 5, "SDCB initial pass"), (6, T, "SDCB argmax")]
-    # the default optimistic start can leave an arm untried when it ties at the top
-    q = SDCB().run(_general_env(seed=2), T)
+    # Chen et al.'s start is the default (issue 11)
+    assert SDCB().initial_pass is True
+    default = SDCB().run(_general_env(seed=2), T)
+    assert [r[:3] for r in default.log.ranges] == [r[:3] for r in p.log.ranges]
+    assert default.cum_regret == p.cum_regret and np.array_equal(default.stats.n, p.stats.n)
+    # the optimistic start can leave an arm untried when it ties at the top
+    q = SDCB(initial_pass=False).run(_general_env(seed=2), T)
     assert q.log.purposes == ["SDCB argmax"] and q.log.queries == T
     assert (q.stats.n == 0).any()

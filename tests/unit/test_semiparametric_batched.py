@@ -198,7 +198,7 @@ def test_bad_input_raises_value_error(batched):
     ("make", "match"),
     [
         (lambda: BatchedBOSE(c=0), "c must be"),
-        (lambda: BatchedBOSE(distribution="qp"), "distribution must be 'uniform'"),
+        (lambda: BatchedBOSE(distribution="qp"), "distribution must be one of"),
         (lambda: BatchedBOSE(delta=1.5), "delta"),
         (lambda: BatchedSemiparametricTS(n_mc=0), "n_mc must be"),
         (lambda: BatchedLinUCB(lam=-1), "lam"),

@@ -304,7 +304,7 @@ def test_per_round_baselines_log_every_round():
         (lambda: SBE(n_rule="eq5"), "n_rule must be one of eq4, appendix-e, appendix-i"),
         (lambda: SBE(elimination_factor=-1), "elimination_factor"),
         (lambda: SBE(design_tol=0), "design_tol"),
-        (lambda: BOSE(distribution="qp"), "distribution must be 'uniform'"),
+        (lambda: BOSE(distribution="qp"), "distribution must be one of"),
         (lambda: BOSE(lam=-1.0), "lam"),
         (lambda: BOSE(delta=0), "delta"),
         (lambda: SemiparametricTS(n_mc=0), "n_mc must be"),

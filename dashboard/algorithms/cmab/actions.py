@@ -39,6 +39,7 @@ of Appendix A.3) uses the feasibility queries :meth:`ActionFamily.is_extendable`
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -49,9 +50,12 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..base import validate_int
+from ..components import ComponentRegistry
+from ..declare import ComponentDeclaration
 
 __all__ = [
     "FAMILIES",
+    "FAMILY_REGISTRY",
     "MAX_ENUMERATION",
     "ActionFamily",
     "ExplicitActions",
@@ -64,9 +68,6 @@ __all__ = [
 
 #: Enumeration refuses families with more actions than this (brute force is for tests).
 MAX_ENUMERATION = 200_000
-
-#: Keys accepted by :func:`make_family` (case-insensitive).
-FAMILIES: tuple[str, ...] = ("m-sets", "paths", "matchings", "explicit")
 
 
 def restriction_masks(
@@ -157,8 +158,25 @@ class ActionFamily(ABC):
     can do better.
     """
 
+    #: What the family says about itself (name, construction, reference); ``key`` is its name.
+    declaration: ClassVar[ComponentDeclaration | None] = None
     #: Short name used by the CLI and dashboard (``m-sets``, ``paths`` ...).
     key: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        decl = cls.__dict__.get("declaration")
+        if isinstance(decl, ComponentDeclaration):
+            cls.key = decl.name
+
+    @classmethod
+    def build(cls, d: int | None, m: int | None, seed: int = 0, actions: Any = None) -> Any:
+        """Build from the problem spec's fields (:func:`make_family`); families whose
+        constructor takes a ``seed`` receive it."""
+        if "seed" in inspect.signature(cls.__init__).parameters:
+            return cls(d, m, seed=seed)  # type: ignore[call-arg]
+        return cls(d, m)  # type: ignore[call-arg]
+
     #: Approximation factor of the greedy oracle on this family for non-negative scores
     #: (``None``: no constant guarantee); see ``approx.alpha_guarantee``.
     greedy_alpha: ClassVar[float | None] = None
@@ -300,7 +318,13 @@ class MSets(ActionFamily):
     Ties are broken towards the lower arm index.
     """
 
-    key = "m-sets"
+    declaration = ComponentDeclaration(
+        "actions",
+        "m-sets",
+        doc="all subsets of exactly m of the d base arms (top-m oracle)",
+        reference="Section 6 (experiments)",
+        fields=("d", "m"),
+    )
     greedy_alpha = 1.0
 
     def argmax_linear(self, scores, include=(), exclude=None):
@@ -403,7 +427,13 @@ class Paths(ActionFamily):
         Seed of the cross-link placement.
     """
 
-    key = "paths"
+    declaration = ComponentDeclaration(
+        "actions",
+        "paths",
+        doc="source-to-sink paths of m edges in a seeded layered DAG (longest-path oracle)",
+        reference="Section 2 (network routing example)",
+        fields=("d", "m"),
+    )
     greedy_alpha = None  # greedy edge selection has no constant guarantee on paths
 
     def __init__(self, d: int, m: int, seed: int = 0) -> None:
@@ -636,7 +666,13 @@ class Matchings(ActionFamily):
         Seed of the random edges and node labels.
     """
 
-    key = "matchings"
+    declaration = ComponentDeclaration(
+        "actions",
+        "matchings",
+        doc="matchings of size m in a seeded bipartite graph (assignment oracle)",
+        reference="Section 2 (matching example)",
+        fields=("d", "m"),
+    )
     greedy_alpha = 0.5
 
     def __init__(self, d: int, m: int, seed: int = 0) -> None:
@@ -782,8 +818,29 @@ class ExplicitActions(ActionFamily):
         (the message names the offending row and column).
     """
 
-    key = "explicit"
+    declaration = ComponentDeclaration(
+        "actions",
+        "explicit",
+        doc="a user-supplied list of 0/1 actions (enumeration oracle)",
+        reference="Section 2 (any A subset {0,1}^d)",
+        fields=("explicit_actions",),
+    )
     greedy_alpha = None
+
+    @classmethod
+    def build(cls, d: int | None, m: int | None, seed: int = 0, actions: Any = None) -> Any:
+        """The family of ``actions``; ``d`` / ``m`` must match them when given."""
+        if actions is None:
+            raise ValueError("the explicit action family needs actions=[[0/1, ...], ...]")
+        fam = cls(actions)
+        if d is not None and int(d) != fam.d:
+            raise ValueError(f"d={d} does not match the explicit actions' {fam.d} columns")
+        if m is not None and int(m) != fam.m:
+            raise ValueError(
+                f"m={m} does not match the largest explicit action size {fam.m}; "
+                "pass m=None or the largest row size"
+            )
+        return fam
 
     def __init__(self, actions: Any) -> None:
         A = self._validate(actions)
@@ -875,6 +932,16 @@ class ExplicitActions(ActionFamily):
         return f"explicit ({self.n_actions()} actions, d={self.d}, m={self.m})"
 
 
+#: Registered action families (built-ins first); plug-ins use ``FAMILY_REGISTRY.register``.
+FAMILY_REGISTRY: ComponentRegistry[ActionFamily] = ComponentRegistry(
+    "actions", ActionFamily, "action family"
+)
+for _cls in (MSets, Paths, Matchings, ExplicitActions):
+    FAMILY_REGISTRY.register(_cls, plugin=False)
+#: Built-in keys accepted by :func:`make_family` (case-insensitive).
+FAMILIES: tuple[str, ...] = FAMILY_REGISTRY.names()
+
+
 def make_family(
     key: str,
     d: int | None,
@@ -903,23 +970,4 @@ def make_family(
         Unknown key (the message lists :data:`FAMILIES`), invalid ``d``/``m``, or a missing /
         inconsistent ``actions`` list.
     """
-    k = str(key).strip().lower()
-    if k == "m-sets":
-        return MSets(d, m)  # type: ignore[arg-type]
-    if k == "paths":
-        return Paths(d, m, seed=seed)  # type: ignore[arg-type]
-    if k == "matchings":
-        return Matchings(d, m, seed=seed)  # type: ignore[arg-type]
-    if k == "explicit":
-        if actions is None:
-            raise ValueError("the explicit action family needs actions=[[0/1, ...], ...]")
-        fam = ExplicitActions(actions)
-        if d is not None and int(d) != fam.d:
-            raise ValueError(f"d={d} does not match the explicit actions' {fam.d} columns")
-        if m is not None and int(m) != fam.m:
-            raise ValueError(
-                f"m={m} does not match the largest explicit action size {fam.m}; "
-                "pass m=None or the largest row size"
-            )
-        return fam
-    raise ValueError(f"unknown action family {key!r}; choose from: {', '.join(FAMILIES)}")
+    return FAMILY_REGISTRY.get(key).build(d, m, seed=seed, actions=actions)

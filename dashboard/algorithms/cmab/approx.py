@@ -28,7 +28,32 @@ import numpy as np
 
 from .actions import ActionFamily, _check_scores, restriction_masks
 
-__all__ = ["alpha_guarantee", "greedy_linear", "greedy_oracle"]
+__all__ = ["alpha_guarantee", "greedy_linear", "greedy_oracle", "validate_alpha"]
+
+
+def validate_alpha(value: Any) -> float:
+    """The approximation factor alpha as a float in (0, 1] (Appendix A.3: ``O^alpha_t``
+    returns ``a`` with ``r^UCB(a) >= alpha max r^UCB``; alpha = 0 would promise nothing and
+    make the alpha-regret ``sum_t alpha r(a*) - r(a_t)`` meaningless).
+
+    The same range and sentence as the problem spec's ``alpha`` field (``low_open``), which the
+    CLI and the dashboard read; :class:`AlphaAROQ` uses this function directly.
+
+    Raises
+    ------
+    ValueError
+        One sentence naming the allowed range and the value given.
+    """
+    message = f"alpha must be a number > 0 and <= 1, got {value!r}"  # as the spec's field
+    if isinstance(value, bool):
+        raise ValueError(message)
+    try:
+        a = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(message) from None
+    if not (0.0 < a <= 1.0):  # also rejects nan; 0 would promise nothing
+        raise ValueError(message)
+    return a
 
 
 def alpha_guarantee(family: ActionFamily) -> float | None:

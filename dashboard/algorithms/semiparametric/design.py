@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..base import validate_positive
+from ..base import validate_int, validate_positive
 
 __all__ = [
     "DesignReport",
@@ -53,10 +53,14 @@ _REFRESH_EVERY = 64  # recompute V(p)^{-1} from scratch this often (round-off co
 # --------------------------------------------------------------------------------------------
 # validation helpers
 # --------------------------------------------------------------------------------------------
+#: Largest feature magnitude accepted: squares and sums of squares stay finite.
+_MAX_ABS = 1e150
+
+
 def _as_matrix(name: str, a: Any) -> np.ndarray:
     try:
         m = np.asarray(a, dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
     if m.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of shape (n, d), got shape {m.shape}")
@@ -64,20 +68,21 @@ def _as_matrix(name: str, a: Any) -> np.ndarray:
         raise ValueError(f"{name} must be non-empty (at least one row and one column)")
     if not np.all(np.isfinite(m)):
         raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
+    top = float(np.abs(m).max())
+    if top > _MAX_ABS:
+        raise ValueError(
+            f"{name} has values above {_MAX_ABS:g} in size: their squares (the design's Gram "
+            "matrix) would overflow; rescale the features (e.g. --rescale)"
+        )
+    if 0 < top < 1 / _MAX_ABS:
+        # designs and Theorem 1's norms are scale invariant: lift tiny features whose squares
+        # would underflow (normal sizes are left bit for bit as they are)
+        m = m / top
     return m
 
 
 def _index(name: str, value: Any, k: int) -> int:
-    try:
-        ok = float(value).is_integer()
-    except (TypeError, ValueError):
-        ok = False
-    if not ok or isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer arm index, got {value!r}")
-    v = int(value)
-    if not 0 <= v < k:
-        raise ValueError(f"{name} must be between 0 and {k - 1}, got {v}")
-    return v
+    return validate_int(name, value, 0, k - 1)  # any size, bounds before conversion
 
 
 def _arms(arms: Any, k: int) -> np.ndarray:

@@ -30,7 +30,11 @@ from ..base import validate_int
 
 __all__ = [
     "INSTANCE_KINDS",
+    "MAX_ARMS",
+    "MAX_CSV_BYTES",
+    "MAX_DIM",
     "SemiparametricInstance",
+    "check_feature_rows",
     "gap_instance",
     "load_features_csv",
     "make_instance",
@@ -40,6 +44,12 @@ __all__ = [
 
 #: Keys accepted by :func:`make_instance`.
 INSTANCE_KINDS = ("random", "gap", "multi-armed", "csv")
+
+#: Limits of user-given features (a CSV file or an array): the same as the problem schema's
+#: K and d bounds (:data:`dashboard.simulation.specs.FIELDS`), and a byte cap on the file.
+MAX_ARMS = 2000
+MAX_DIM = 200
+MAX_CSV_BYTES = 16 * 1024 * 1024
 
 _NORM_TOL = 1e-9
 
@@ -91,8 +101,8 @@ class SemiparametricInstance:
             raise ValueError("features X contain NaN or infinite values; all must be finite")
         if not np.all(np.isfinite(theta)):
             raise ValueError("theta contains NaN or infinite values; all must be finite")
-        x_norm = float(np.linalg.norm(X, axis=1).max())
-        t_norm = float(np.linalg.norm(theta))
+        x_norm = float(_safe_norms(X).max())
+        t_norm = float(_safe_norms(theta[None, :])[0])
         self.rescaled = False
         if x_norm > 1 + _NORM_TOL or t_norm > 1 + _NORM_TOL:
             if not rescale:
@@ -102,9 +112,14 @@ class SemiparametricInstance:
                     "by the largest norm"
                 )
             if x_norm > 1:
-                X = X / x_norm
+                X = _safe_divide(X, x_norm)
             if t_norm > 1:
-                theta = theta / t_norm
+                theta = _safe_divide(theta, t_norm)
+            if not np.any(X):
+                raise ValueError(
+                    "rescaling the features made them all zero (values too far apart in size); "
+                    "rescale them yourself"
+                )
             self.rescaled = True
         X.setflags(write=False)
         theta.setflags(write=False)
@@ -137,6 +152,42 @@ class SemiparametricInstance:
             "X": self.X.tolist(),
             "theta": self.theta.tolist(),
         }
+
+
+def _safe_norms(X: np.ndarray) -> np.ndarray:
+    """Row norms without overflow (values near 1e308 would square to inf)."""
+    scale = np.max(np.abs(X), axis=1, keepdims=True)
+    scale = np.where(scale > 0, scale, 1.0)
+    return scale[:, 0] * np.linalg.norm(X / scale, axis=1)
+
+
+def _safe_divide(a: np.ndarray, norm: float) -> np.ndarray:
+    """``a / norm`` even when the norm overflowed (dividing by inf would give zeros)."""
+    if np.isfinite(norm):
+        return a / norm
+    half = a / 2.0  # every value halved: the largest norm is then finite
+    return half / float(_safe_norms(np.atleast_2d(half)).max())
+
+
+def check_feature_rows(X: np.ndarray, where: str = "features") -> None:
+    """Refuse user features that cannot define a bandit: more than :data:`MAX_ARMS` rows or
+    :data:`MAX_DIM` columns, every row zero, or two identical rows (one arm listed twice)."""
+    K, d = X.shape
+    if K > MAX_ARMS or d > MAX_DIM:
+        raise ValueError(
+            f"{where}: {K} rows x {d} columns; at most K = {MAX_ARMS} arms and d = {MAX_DIM} "
+            "features are allowed"
+        )
+    if not np.any(X):
+        raise ValueError(f"{where}: every feature row is zero; the arms cannot be told apart")
+    _, first, counts = np.unique(X, axis=0, return_index=True, return_counts=True)
+    if np.any(counts > 1):
+        row = int(first[np.argmax(counts > 1)])
+        dup = next(i for i in range(K) if i != row and np.array_equal(X[i], X[row]))
+        raise ValueError(
+            f"{where}: rows {row + 1} and {dup + 1} are identical (one arm listed twice); "
+            "every arm needs its own feature row"
+        )
 
 
 def _unit_vectors(key: np.uint64, n: int, d: int, offset: int = 0) -> np.ndarray:
@@ -270,9 +321,21 @@ def load_features_csv(
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CSV_BYTES + 1)
     except OSError as exc:
         raise ValueError(f"cannot read features CSV {str(path)!r}: {exc.strerror}") from None
+    if len(data) > MAX_CSV_BYTES:
+        raise ValueError(
+            f"{path.name}: larger than {MAX_CSV_BYTES // 1024**2} MB; a features CSV has at most "
+            f"K = {MAX_ARMS} rows of d = {MAX_DIM} numbers"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path.name}: not a text (UTF-8) CSV file") from None
+    if "\x00" in text:
+        raise ValueError(f"{path.name}: not a text CSV file (it contains NUL bytes)")
     rows: list[list[float]] = []
     width = None
     header_seen = False
@@ -295,6 +358,11 @@ def load_features_csv(
             raise ValueError(
                 f"{path.name}, line {lineno}: NaN or infinite value; all must be finite"
             )
+        if len(rows) >= MAX_ARMS or len(values) > MAX_DIM:
+            raise ValueError(
+                f"{path.name}, line {lineno}: at most K = {MAX_ARMS} rows of d = {MAX_DIM} "
+                "numbers are allowed"
+            )
         if width is None:
             width = len(values)
         elif len(values) != width:
@@ -308,6 +376,7 @@ def load_features_csv(
     X = np.array(rows, dtype=float)
     if X.shape[0] < 2:
         raise ValueError(f"{path.name}: need at least K >= 2 rows (arms), got {X.shape[0]}")
+    check_feature_rows(X, path.name)
     if theta is None:
         seed = validate_int("seed", seed, 0)
         key = rnd.stream_key(seed, "sp-csv-theta", X.shape[1])
@@ -350,9 +419,15 @@ def make_instance(
             raise ValueError('kind="csv" needs features= (a CSV path or a (K, d) array)')
         if isinstance(features, (str, Path)):
             return load_features_csv(features, rescale=rescale, seed=seed)
-        X = np.asarray(features, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"features must be a (K, d) array, got shape {X.shape}")
+        try:
+            X = np.asarray(features, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError("features must be a (K, d) array of numbers") from None
+        if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+            raise ValueError(f"features must be a (K, d) array with K >= 2, got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("features contain NaN or infinite values; all must be finite")
+        check_feature_rows(X)
         key_t = rnd.stream_key(validate_int("seed", seed, 0), "sp-csv-theta", X.shape[1])
         theta = _unit_vectors(key_t, 1, X.shape[1])[0]
         return SemiparametricInstance(X, theta, name="features", rescale=rescale)

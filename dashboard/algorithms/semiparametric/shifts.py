@@ -9,7 +9,10 @@ We implement them as printed and say so.
 also read a :class:`ShiftContext` describing the learner's action distribution for the round,
 which is exactly what an adversary may use (it is fixed before the action is drawn).
 
-Keys (CLI / dashboard): see :data:`SHIFT_KEYS` and :func:`make_shift`.
+Each shift declares itself (:class:`~dashboard.algorithms.declare.ComponentDeclaration`); the
+registry :data:`SHIFTS` is built from the declarations, and a plug-in adds its own with
+``SHIFTS.register(MyShift)`` (a new shift type is one file plus one line).  Keys (CLI /
+dashboard): :func:`shift_names`, :func:`make_shift`.
 """
 
 from __future__ import annotations
@@ -22,8 +25,11 @@ import numpy as np
 
 from .. import randomness as rnd
 from ..base import validate_int, validate_positive
+from ..components import ComponentRegistry
+from ..declare import ComponentDeclaration
 
 __all__ = [
+    "SHIFTS",
     "SHIFT_KEYS",
     "AdversarialShift",
     "LogAlternatingShift",
@@ -33,6 +39,7 @@ __all__ = [
     "ShiftContext",
     "SineShift",
     "make_shift",
+    "shift_names",
 ]
 
 
@@ -66,10 +73,19 @@ class Shift(ABC):
     Subclasses implement :meth:`values`.  ``magnitude`` scales the whole sequence.
     """
 
+    #: What the shift says about itself (name, formula, reference); ``key`` is its name.
+    declaration: ClassVar[ComponentDeclaration | None] = None
     #: CLI key.
     key: ClassVar[str] = ""
     #: True if the values depend on the learner (via :class:`ShiftContext`).
     adaptive: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        decl = cls.__dict__.get("declaration")
+        if isinstance(decl, ComponentDeclaration):
+            cls.key = decl.name
+            cls.adaptive = bool(decl.extra.get("adaptive", False))
 
     def __init__(self, magnitude: float = 1.0, seed: int = 0) -> None:
         self.magnitude = validate_positive("shift magnitude", magnitude, allow_zero=True)
@@ -94,7 +110,15 @@ class Shift(ABC):
 class NoShift(Shift):
     """nu_t = 0: the plain linear bandit."""
 
-    key = "none"
+    declaration = ComponentDeclaration(
+        "shift",
+        "none",
+        doc="nu_t = 0: the plain linear bandit",
+        reference="Section 2.1 (nu_t = 0)",
+        fields=("magnitude",),
+        problem="semiparametric",
+        extra={"adaptive": False},
+    )
 
     def values(self, t: np.ndarray, context: ShiftContext | None = None) -> np.ndarray:
         return np.zeros(np.shape(t))
@@ -113,7 +137,15 @@ class SineShift(Shift):
     magnitude 1, as in the paper's experiments.
     """
 
-    key = "sine"
+    declaration = ComponentDeclaration(
+        "shift",
+        "sine",
+        doc="nu_t = magnitude * (1 + sin(2t)), in [0, 2 magnitude]",
+        reference="Appendix I, first shift",
+        fields=("magnitude",),
+        problem="semiparametric",
+        extra={"adaptive": False},
+    )
 
     def values(self, t: np.ndarray, context: ShiftContext | None = None) -> np.ndarray:
         t = np.asarray(t, dtype=float)
@@ -135,7 +167,15 @@ class LogAlternatingShift(Shift):
     (A ``min`` may have been intended; we keep the printed formula.)  Times ``magnitude``.
     """
 
-    key = "log"
+    declaration = ComponentDeclaration(
+        "shift",
+        "log",
+        doc="nu_t = magnitude * max(log(t+1)/5, 2) * (-1)^(t mod 3), as printed (unbounded)",
+        reference="Appendix I, second shift",
+        fields=("magnitude",),
+        problem="semiparametric",
+        extra={"adaptive": False},
+    )
 
     def values(self, t: np.ndarray, context: ShiftContext | None = None) -> np.ndarray:
         t = np.asarray(t, dtype=np.int64)
@@ -157,7 +197,15 @@ class RandomShift(Shift):
     biased by it; it satisfies Assumption 1 for magnitude <= 1.
     """
 
-    key = "random"
+    declaration = ComponentDeclaration(
+        "shift",
+        "random",
+        doc="nu_t ~ U[-magnitude, magnitude] i.i.d. (mean zero)",
+        reference="bounded i.i.d. shift (Assumption 1 for magnitude <= 1)",
+        fields=("magnitude",),
+        problem="semiparametric",
+        extra={"adaptive": False},
+    )
 
     def values(self, t: np.ndarray, context: ShiftContext | None = None) -> np.ndarray:
         rep = 0 if context is None else int(context.rep)
@@ -182,8 +230,15 @@ class AdversarialShift(Shift):
     ``E[x~_{a_t} | H_{t-1}] = 0``.
     """
 
-    key = "adversarial"
-    adaptive = True
+    declaration = ComponentDeclaration(
+        "shift",
+        "adversarial",
+        doc="nu_t = -magnitude if the learner's likely next arm is a*, else +magnitude",
+        reference="Section 2.1 (an H_{t-1}-measurable adversary)",
+        fields=("magnitude",),
+        problem="semiparametric",
+        extra={"adaptive": True},
+    )
 
     def values(self, t: np.ndarray, context: ShiftContext | None = None) -> np.ndarray:
         if context is None:
@@ -204,22 +259,26 @@ class AdversarialShift(Shift):
         return f"nu_t = -{self.magnitude:g} if the learner's likely next arm is a*, else +"
 
 
-_SHIFTS: dict[str, type[Shift]] = {
-    cls.key: cls for cls in (NoShift, SineShift, LogAlternatingShift, RandomShift, AdversarialShift)
-}
-#: Keys accepted by :func:`make_shift`.
-SHIFT_KEYS: tuple[str, ...] = tuple(_SHIFTS)
+#: Registered shifts (built-ins first).
+SHIFTS: ComponentRegistry[Shift] = ComponentRegistry("shift", Shift, "shift")
+for _cls in (NoShift, SineShift, LogAlternatingShift, RandomShift, AdversarialShift):
+    SHIFTS.register(_cls, plugin=False)
+#: Built-in keys (see :func:`shift_names` for every registered one).
+SHIFT_KEYS: tuple[str, ...] = SHIFTS.names()
+
+
+def shift_names() -> tuple[str, ...]:
+    """Every registered shift key (built-ins and plug-ins)."""
+    return SHIFTS.names()
 
 
 def make_shift(key: str, magnitude: float = 1.0, seed: int = 0) -> Shift:
-    """Build a shift by key (``none``, ``sine``, ``log``, ``random``, ``adversarial``).
+    """Build a shift by key (``none``, ``sine``, ``log``, ``random``, ``adversarial`` or a
+    registered plug-in).
 
     Raises
     ------
     ValueError
         For an unknown key (the message lists the allowed keys) or a bad magnitude/seed.
     """
-    cls = _SHIFTS.get(str(key).strip().lower())
-    if cls is None:
-        raise ValueError(f"unknown shift {key!r}; choose from: {', '.join(SHIFT_KEYS)}")
-    return cls(magnitude=magnitude, seed=seed)
+    return SHIFTS.get(key)(magnitude=magnitude, seed=seed)

@@ -1,12 +1,12 @@
 """The dashboard's plots: one module per plot, and :data:`PLOTS`, the board's list.
 
-Each module (``regret``, ``timeline``, ``complexity``, ``surviving``, ``weights``, ``pac``,
-``shift``, ``wall``) holds plain builder functions (results -> HoloViews elements, nothing
-about widgets or sessions; every builder accepts a partial, empty or ``None`` result and
-returns the same layer structure for the same algorithms, so a live plot updates the
+Each module (``regret``, ``alpha_regret``, ``timeline``, ``complexity``, ``surviving``,
+``weights``, ``pac``, ``shift``, ``wall``) holds plain builder functions (results -> HoloViews
+elements, nothing about widgets or sessions; every builder accepts a partial, empty or ``None``
+result and returns the same layer structure for the same algorithms, so a live plot updates the
 browser's data sources in place) and one ``PLOT`` (:class:`~.base.PlotModule`: caption,
-problems, cadence, how to build its live plot).  Adding a plot is one new module plus one
-entry in :data:`PLOTS`; a test or a notebook can also pass its own list to the board.
+problems, cadence, how to build its live plot). Adding a plot is one new module plus one entry
+in :data:`PLOTS`; a test or a notebook can also pass its own list to the board.
 
 The builders are re-exported here (``from dashboard.ui import plots; plots.regret_plot``).
 The papers' reference quantities (rate shapes, ``e_t``, the PAC bound) are the simulation
@@ -16,7 +16,8 @@ layer's (:mod:`dashboard.simulation.theory`).
 from __future__ import annotations
 
 from ...simulation.theory import rate_shape
-from . import complexity, pac, regret, shift, surviving, timeline, wall, weights
+from . import alpha_regret, complexity, pac, regret, shift, surviving, timeline, wall, weights
+from .alpha_regret import alpha_regret_frames, alpha_regret_plot
 from .base import PlotContext, PlotModule
 from .common import BAND_POINTS, FONTS, PALETTE, algorithm_colors
 from .complexity import complexity_frames, complexity_plot
@@ -36,6 +37,8 @@ __all__ = [
     "PlotContext",
     "PlotModule",
     "algorithm_colors",
+    "alpha_regret_frames",
+    "alpha_regret_plot",
     "complexity_frames",
     "complexity_plot",
     "design_weights_frames",
@@ -59,6 +62,7 @@ __all__ = [
 #: The board's plots, in order (the wide ones first, then two per row).
 PLOTS: list[PlotModule] = [
     regret.PLOT,
+    alpha_regret.PLOT,
     timeline.PLOT,
     complexity.PLOT,
     surviving.PLOT,

@@ -65,6 +65,9 @@ class PlotModule:
         Update only when a new epoch / phase event arrived (event plots), not every frame.
     wide : bool
         Across the full width above the grid of the other plots (the regret plot).
+    when : callable, optional
+        ``when(ctx) -> bool``: shown only if true for the chosen algorithms (e.g. the
+        alpha-regret plot only when an algorithm with an approximate oracle is chosen).
     """
 
     key: str
@@ -74,7 +77,13 @@ class PlotModule:
     every: int = 1
     on_events: bool = False
     wide: bool = False
+    when: Callable[[PlotContext], bool] | None = None
 
     def applies_to(self, problem: str) -> bool:
         """Whether this plot is shown for ``problem``."""
         return problem in self.problems
+
+    def wanted(self, ctx: PlotContext) -> bool:
+        """Whether this plot is shown for ``ctx`` (its problem and, if ``when``, the chosen
+        algorithms)."""
+        return self.applies_to(ctx.problem) and (self.when is None or bool(self.when(ctx)))

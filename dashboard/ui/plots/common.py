@@ -17,7 +17,7 @@ import holoviews as hv
 import numpy as np
 from bokeh.models import BasicTicker, NumeralTickFormatter
 
-from ...algorithms.registry import ALGORITHMS
+from ...simulation import catalogue
 
 if "bokeh" not in hv.Store.renderers:  # load the Bokeh backend without notebook output
     hv.renderer("bokeh")
@@ -67,7 +67,7 @@ def algorithm_colors(names: Sequence[str] | None = None) -> dict[str, str]:
     """
     colors: dict[str, str] = {}
     for problem in ("cmab", "semiparametric"):
-        infos = [i for i in ALGORITHMS.values() if i.problem == problem]
+        infos = catalogue.declarations(problem)
         for k, info in enumerate(infos):
             colors[info.name] = PALETTE[k % len(PALETTE)]
     if names is None:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...base import Policy, PolicyEvent, validate_int
+from ...declare import AlgorithmDeclaration
 from ..oracle import Oracle, OracleRequest
 from .common import (
     ArmStatistics,
@@ -32,6 +33,7 @@ from .common import (
     play_fixed_sums,
     validate_positive,
 )
+from .constants import C_UCB, CMAB_LINEAR, EPOCH0, THRESHOLD_SCALE
 
 __all__ = ["AROQ", "AlphaAROQ", "aroq_threshold"]
 
@@ -87,8 +89,14 @@ class AROQ(Policy):
     * Pseudo-regret is exact: ``L * (r(a*) - r(a_t))`` per block of ``L`` rounds.
     """
 
-    name = "AROQ-CMAB"
-    problem = "cmab"
+    declaration = AlgorithmDeclaration(
+        name="AROQ-CMAB",
+        problem="cmab",
+        reference="Algorithm 1",
+        constants=(C_UCB, THRESHOLD_SCALE, EPOCH0),
+        rewards=CMAB_LINEAR,
+        doc="adaptive rare oracle queries: query when an arm's epoch ends",
+    )
 
     def __init__(
         self,
@@ -99,9 +107,9 @@ class AROQ(Policy):
         executor: Executor | None = None,
     ) -> None:
         super().__init__()
-        self.C = validate_positive("C", C)
-        self.threshold_scale = validate_positive("threshold_scale", threshold_scale)
-        self.epoch0_size = validate_int("epoch0_size", epoch0_size, 0)
+        # declared constants were validated by the declaration (Policy.__new__)
+        self.C, self.threshold_scale = float(C), float(threshold_scale)
+        self.epoch0_size = int(epoch0_size)
         self.oracle_delay = validate_positive("oracle_delay", oracle_delay, allow_zero=True)
         self.executor = executor
         self.env: Any = None
@@ -114,14 +122,6 @@ class AROQ(Policy):
         """Called after ``length`` rounds of ``action`` were played."""
 
     # -- Policy API --------------------------------------------------------------------------
-    def params(self) -> dict[str, Any]:
-        return {
-            "C": self.C,
-            "threshold_scale": self.threshold_scale,
-            "epoch0_size": self.epoch0_size,
-            "oracle_delay": self.oracle_delay,
-        }
-
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env`` (a linear-reward CMABEnvironment)."""
         check_linear_env(env, self.name)
@@ -232,7 +232,14 @@ class AlphaAROQ(AROQ):
     exact (``L * (alpha r(a*) - r(a_t))`` per block).
     """
 
-    name = "alpha-AROQ-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="alpha-AROQ-CMAB",
+        problem="cmab",
+        reference="Algorithm 5",
+        constants=(C_UCB, THRESHOLD_SCALE, EPOCH0),
+        rewards=CMAB_LINEAR,
+        doc="AROQ with an alpha-approximate oracle (Appendix A.3); alpha comes from the problem",
+    )
 
     def __init__(
         self,
@@ -245,10 +252,9 @@ class AlphaAROQ(AROQ):
         executor: Executor | None = None,
     ) -> None:
         super().__init__(C, threshold_scale, epoch0_size, oracle_delay, executor)
-        a = validate_positive("alpha", alpha)
-        if a > 1:
-            raise ValueError(f"alpha must be in (0, 1], got {alpha!r}")
-        self.alpha = a
+        from ..approx import validate_alpha
+
+        self.alpha = validate_alpha(alpha)
         if approximate is not None and not callable(approximate):
             raise ValueError("approximate must be a callable (family, request) -> action")
         self.approximate = approximate
@@ -260,9 +266,6 @@ class AlphaAROQ(AROQ):
         from ..approx import greedy_oracle
 
         return greedy_oracle
-
-    def params(self) -> dict[str, Any]:
-        return {"alpha": self.alpha, **super().params()}
 
     def reset(self, env: Any, horizon: int) -> None:
         super().reset(env, horizon)

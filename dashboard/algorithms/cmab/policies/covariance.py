@@ -34,7 +34,17 @@ from typing import Any
 import numpy as np
 
 from ...base import Policy, PolicyEvent, Stopwatch, validate_int, validate_positive
+from ...declare import AlgorithmDeclaration
 from ..oracle import Oracle, OracleRequest
+from .constants import (
+    CMAB_LINEAR,
+    F_CONST,
+    FRACTION,
+    GRID_OPTIONAL,
+    H_CONST,
+    M_EPOCHS,
+    MULTIPLIER,
+)
 
 __all__ = ["AROQC", "OLSUCBC", "SROQC", "CovStats", "RegretCounter", "epoch_ends"]
 
@@ -90,6 +100,24 @@ def epoch_ends(T: int, M: int | None = None, kind: str | None = None) -> np.ndar
 def _check_executor(executor: Executor | None) -> None:
     if executor is not None and not isinstance(executor, Executor):
         raise ValueError("executor must be a concurrent.futures.Executor or None")
+
+
+_WARMUP = MULTIPLIER(
+    "warmup_multiplier",
+    "warm-up length ×",
+    "multiplier of the warm-up length ceil(d(d+1) log^3(T) / 2) (Algorithm 3, lines 4-9)",
+)
+_WARMUP_FRACTION = FRACTION(
+    "warmup_fraction", 0.1, "largest share of the horizon the warm-up may take (the clamp)"
+)
+_PAIR = MULTIPLIER(
+    "pair_multiplier",
+    "pair phase length ×",
+    "multiplier of the pair phase length (d^2 m^2 T_tau log T)^(2/3) (Algorithm 4)",
+)
+_PAIR_FRACTION = FRACTION(
+    "pair_fraction", 0.3, "largest share of an epoch the pair phase may take (the clamp)"
+)
 
 
 def _fraction(name: str, value: float) -> float:
@@ -339,9 +367,6 @@ class _CovBase(Policy):
         self.regret.add_rows(block)
         self.cum_regret = self.regret.value
 
-    def params(self) -> dict[str, Any]:
-        return {"f_const": self.f_const, "h_const": self.h_const, "oracle_delay": self.oracle_delay}
-
 
 # ----------------------------------------------------------------------------------------------
 # Algorithm 3
@@ -391,7 +416,14 @@ class AROQC(_CovBase):
         Runs the parallel warm-up lookups concurrently.
     """
 
-    name = "AROQ-C-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="AROQ-C-CMAB",
+        problem="cmab",
+        reference="Algorithm 3",
+        constants=(F_CONST, H_CONST, _WARMUP, _WARMUP_FRACTION),
+        rewards=CMAB_LINEAR,
+        doc="AROQ with covariance-aware widths (Section 4)",
+    )
 
     def __init__(
         self,
@@ -472,13 +504,6 @@ class AROQC(_CovBase):
         self.cum_regret = self.regret.value
         self.t += L
 
-    def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "warmup_multiplier": self.warmup_multiplier,
-            "warmup_fraction": self.warmup_fraction,
-        }
-
 
 # ----------------------------------------------------------------------------------------------
 # Algorithm 4
@@ -527,7 +552,14 @@ class SROQC(_CovBase):
         Runs each parallel round concurrently.
     """
 
-    name = "SROQ-C-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="SROQ-C-CMAB",
+        problem="cmab",
+        reference="Algorithm 4",
+        constants=(F_CONST, H_CONST, M_EPOCHS, GRID_OPTIONAL, _PAIR, _PAIR_FRACTION),
+        rewards=CMAB_LINEAR,
+        doc="SROQ with covariance-aware widths and a pair phase (Section 4)",
+    )
 
     def __init__(
         self,
@@ -673,15 +705,6 @@ class SROQC(_CovBase):
             )
         )
 
-    def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "M": self.M,
-            "grid_kind": self.grid_kind,
-            "pair_multiplier": self.pair_multiplier,
-            "pair_fraction": self.pair_fraction,
-        }
-
 
 # ----------------------------------------------------------------------------------------------
 # Baseline: OLS-UCB-C
@@ -721,7 +744,15 @@ class OLSUCBC(_CovBase):
         Simulated seconds per oracle call.
     """
 
-    name = "OLS-UCB-C"
+    declaration = AlgorithmDeclaration(
+        name="OLS-UCB-C",
+        problem="cmab",
+        reference="Zhou et al. 2024 (baseline)",
+        constants=(F_CONST, H_CONST, _WARMUP, _WARMUP_FRACTION),
+        rewards=CMAB_LINEAR,
+        per_round=True,
+        doc="per-round covariance-aware UCB (Section 6 baseline)",
+    )
 
     def __init__(
         self,
@@ -765,10 +796,3 @@ class OLSUCBC(_CovBase):
         self.cum_regret = self.regret.value
         self.log.record_every_round(t0, self.t, "UCB index (3)", seconds)
         return self.t
-
-    def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "warmup_multiplier": self.warmup_multiplier,
-            "warmup_fraction": self.warmup_fraction,
-        }

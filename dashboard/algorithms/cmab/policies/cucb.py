@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from ...base import ExpensiveLog, Policy, PolicyEvent, validate_int
+from ...declare import AlgorithmDeclaration
 from ..rewards.base import RewardModel
 from .common import UNPLAYED_INDEX, check_linear_env, pull_indexed, validate_positive
+from .constants import C_UCB, CMAB_LINEAR
 
 __all__ = ["CUCB", "BatchedCUCB"]
 
@@ -247,8 +249,16 @@ class CUCB(Policy):
     ``sum_t env.gap(a_t)`` up to one final rounding.
     """
 
-    name = "CUCB"
-    problem = "cmab"
+    declaration = AlgorithmDeclaration(
+        name="CUCB",
+        problem="cmab",
+        reference="Chen et al. 2013 (baseline)",
+        constants=(C_UCB,),
+        rewards=CMAB_LINEAR,
+        per_round=True,
+        batched=BatchedCUCB,
+        doc="combinatorial UCB: one oracle query per round (Section 6 baseline)",
+    )
 
     def __init__(
         self, C: float = 1.5, oracle_delay: float = 0.0, executor: Executor | None = None
@@ -257,9 +267,6 @@ class CUCB(Policy):
         self._engine = BatchedCUCB(C=C, oracle_delay=oracle_delay, executor=executor)
         self.C = self._engine.C
         self.oracle_delay = self._engine.oracle_delay
-
-    def params(self) -> dict[str, Any]:
-        return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env`` (a linear-reward CMABEnvironment)."""

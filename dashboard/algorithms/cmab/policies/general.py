@@ -43,10 +43,24 @@ from typing import Any
 import numpy as np
 
 from ...base import Policy, PolicyEvent, Stopwatch, validate_int
+from ...declare import AlgorithmDeclaration, Constant
 from ..oracle import Oracle, OracleRequest
 from ..rewards.general import expected_aggregate, reward_function_of
 from .aroq import aroq_threshold
+from .constants import (
+    C_GR,
+    CMAB_ANY,
+    CMAB_GENERAL,
+    EPOCH0,
+    GRID_OPTIONAL,
+    LCB_QUERY,
+    LIPSCHITZ,
+    M_EPOCHS,
+    MAX_ATOMS,
+    THRESHOLD_SCALE,
+)
 from .covariance import RegretCounter, epoch_ends
+from .sroq import epoch_queries, validate_lcb_query
 
 __all__ = [
     "AROQGR",
@@ -58,6 +72,24 @@ __all__ = [
     "discretize",
     "paper_intervals",
 ]
+
+_S = Constant(
+    "s",
+    None,
+    "int",
+    low=1,
+    high=10_000_000,
+    doc="number of discretisation intervals (null: ceil(lipschitz sqrt(m T)), Algorithm 8)",
+    card=False,
+)
+_INITIAL_PASS = Constant(
+    "initial_pass",
+    True,
+    "bool",
+    doc="play every base arm once before the first index (Chen et al. 2016's initialisation, "
+    "the default); false: optimistic indices for never-played arms",
+    card=False,
+)
 
 
 def _number(name: str, value: Any, low: float, allow_low: bool) -> float:
@@ -254,9 +286,6 @@ class _GRBase(Policy):
             purpose, f=self._value_fn(dists), include=include, exclude=exclude, arm=arm
         )
 
-    def params(self) -> dict[str, Any]:
-        return {"C": self.C, "oracle_delay": self.oracle_delay, "max_atoms": self.max_atoms}
-
 
 # ----------------------------------------------------------------------------------------------
 class AROQGR(_GRBase):
@@ -294,7 +323,14 @@ class AROQGR(_GRBase):
         Larger values make the first epochs longer, hence fewer queries.
     """
 
-    name = "AROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="AROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 6",
+        constants=(C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
+        rewards=CMAB_ANY,
+        doc="AROQ for general rewards with optimistic outcome distributions",
+    )
 
     def __init__(
         self,
@@ -322,13 +358,6 @@ class AROQGR(_GRBase):
         """Integer form ``ceil(1 + c sqrt(T m prev / d))`` of the line-5 condition."""
         x = aroq_threshold(prev, self.horizon, self.m, self.d, self.threshold_scale)
         return np.ceil(x - 1e-12).astype(np.int64)
-
-    def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "threshold_scale": self.threshold_scale,
-            "epoch0_size": self.epoch0_size,
-        }
 
     def advance(self, until: int) -> int:
         until = min(int(until), self.horizon)
@@ -390,9 +419,19 @@ class SROQGR(_GRBase):
         Runs each epoch's batch concurrently.
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
+    lcb_query : {"parallel", "sequential"}
+        The max-LCB query joins the representatives' round (default, A.1) or is one more
+        sequential round per epoch (A.9's count); only adaptivity changes (see ``sroq.py``).
     """
 
-    name = "SROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="SROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 7",
+        constants=(C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS, LCB_QUERY),
+        rewards=CMAB_ANY,
+        doc="SROQ for general rewards with optimistic outcome distributions",
+    )
 
     def __init__(
         self,
@@ -402,10 +441,12 @@ class SROQGR(_GRBase):
         oracle_delay: float = 0.0,
         executor: Executor | None = None,
         max_atoms: int = 64,
+        lcb_query: str = "parallel",
     ) -> None:
         super().__init__(C, oracle_delay, executor, max_atoms)
         self.M = None if M is None else validate_int("M (number of epochs)", M, 1)
         self.grid_kind = grid_kind
+        self.lcb_query = validate_lcb_query(lcb_query)
 
     def reset(self, env: Any, horizon: int) -> None:
         self._start(env, horizon)
@@ -443,8 +484,8 @@ class SROQGR(_GRBase):
             self._request(f"representative of arm {i}", ucb_d, (int(i),), banned, int(i))
             for i in prev
         ]
-        reqs.append(self._request("LCB max (11)", lcb_d, (), banned))
-        out = self.oracle.batch(reqs, t)
+        lcb_req = self._request("LCB max (11)", lcb_d, (), banned)
+        out = epoch_queries(self.oracle, reqs, lcb_req, t, self.lcb_query)
         max_lcb = -math.inf if out[-1] is None else lcb(out[-1])
         keep = [
             (int(i), np.asarray(a, dtype=bool))
@@ -477,9 +518,6 @@ class SROQGR(_GRBase):
             )
         )
 
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "M": self.M, "grid_kind": self.grid_kind}
-
 
 # ----------------------------------------------------------------------------------------------
 class SDCB(_GRBase):
@@ -492,16 +530,16 @@ class SDCB(_GRBase):
     adaptivity rounds).
 
     Start: Chen et al. initialise by playing, for each base arm ``i``, an action containing
-    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=False``) we
-    instead give a never-played arm the optimistic point mass at the top of the support (as
-    in :class:`AROQGR`), so the oracle itself prefers actions with unplayed arms.  This is not
-    the same start: an unplayed arm only *ties* with a played arm whose optimistic law is also
-    at the top (radius ``>= 1``, i.e. ``n_i <= C ln t``, or outcomes already at the top), and
-    ties go to the first action in enumeration order, so an arm may be tried later than round
-    ``d`` or never (A.11.2 setting, seed 2, T = 600: one arm is never played, at no regret
-    cost).  ``initial_pass=True`` plays Chen et al.'s start: round ``i + 1``
-    (``i = 0 .. d-1``) plays the index ``argmax`` over the actions containing arm ``i`` (that
-    lookup is the round's oracle call, purpose ``"SDCB initial pass"``).
+    ``i`` (``d`` rounds, before any index is used).  By default (``initial_pass=True``) we play
+    that start: round ``i + 1`` (``i = 0 .. d-1``) plays the index ``argmax`` over the actions
+    containing arm ``i`` (that lookup is the round's oracle call, purpose
+    ``"SDCB initial pass"``).  ``initial_pass=False`` instead gives a never-played arm the
+    optimistic point mass at the top of the support (as in :class:`AROQGR`), so the oracle
+    itself prefers actions with unplayed arms.  This is not the same start: an unplayed arm
+    only *ties* with a played arm whose optimistic law is also at the top (radius ``>= 1``,
+    i.e. ``n_i <= C ln t``, or outcomes already at the top), and ties go to the first action
+    in enumeration order, so an arm may be tried later than round ``d`` or never (A.11.2
+    setting, seed 2, T = 600: one arm is never played, at no regret cost).
 
     Parameters
     ----------
@@ -512,17 +550,26 @@ class SDCB(_GRBase):
     max_atoms : int
         Cap on the atoms of each distribution (continuous outcomes only).
     initial_pass : bool
-        Play Chen et al.'s ``d``-round initialisation (default False: optimistic unplayed arms).
+        Play Chen et al.'s ``d``-round initialisation (default True; False: optimistic
+        unplayed arms instead).
     """
 
-    name = "SDCB"
+    declaration = AlgorithmDeclaration(
+        name="SDCB",
+        problem="cmab",
+        reference="Chen et al. 2016 (baseline)",
+        constants=(C_GR, MAX_ATOMS, _INITIAL_PASS),
+        rewards=CMAB_ANY,
+        per_round=True,
+        doc="per-round stochastically dominant confidence bound (baseline)",
+    )
 
     def __init__(
         self,
         C: float = 1.5,
         oracle_delay: float = 0.0,
         max_atoms: int = 64,
-        initial_pass: bool = False,
+        initial_pass: bool = True,
     ) -> None:
         super().__init__(C, oracle_delay, None, max_atoms)
         if not isinstance(initial_pass, (bool, np.bool_)):
@@ -573,9 +620,6 @@ class SDCB(_GRBase):
         self.log.record_every_round(t0, self.t, purpose, seconds)
         return self.t
 
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "initial_pass": self.initial_pass}
-
 
 # ----------------------------------------------------------------------------------------------
 class _Discretized:
@@ -601,9 +645,6 @@ class _Discretized:
         self._set_intervals(self.m, self.horizon)  # type: ignore[attr-defined]
         self._atom_cap = max(self.max_atoms, self.intervals + 1)  # type: ignore[attr-defined]
 
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "s": self.s, "lipschitz": self.lipschitz}  # type: ignore[misc]
-
 
 class DiscretizedAROQGR(_Discretized, AROQGR):
     """Algorithm 8 with Algorithm 6: AROQ-GR-CMAB on outcomes discretised to ``s`` levels.
@@ -622,7 +663,14 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         As :class:`AROQGR`.
     """
 
-    name = "Disc-AROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="Disc-AROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 8 with Algorithm 6",
+        constants=(_S, LIPSCHITZ, C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
+        rewards=CMAB_GENERAL,
+        doc="AROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
+    )
 
     def __init__(
         self,
@@ -652,7 +700,14 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
         As :class:`SROQGR`.
     """
 
-    name = "Disc-SROQ-GR-CMAB"
+    declaration = AlgorithmDeclaration(
+        name="Disc-SROQ-GR-CMAB",
+        problem="cmab",
+        reference="Algorithm 8 with Algorithm 7",
+        constants=(_S, LIPSCHITZ, C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS),
+        rewards=CMAB_GENERAL,
+        doc="SROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
+    )
 
     def __init__(
         self,

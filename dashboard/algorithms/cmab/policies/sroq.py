@@ -9,6 +9,12 @@ parallel batch of oracle queries (Appendix A.1): a representative action
 plus ``a^dagger = argmax_{a in A_{tau-1}} r_tau^LCB(a)``.  Arms whose representative cannot
 beat ``r_tau^LCB(a^dagger)`` are eliminated (``N_tau``), actions using them are removed
 (``A_tau``), and the epoch plays the representatives of the surviving arms round-robin.
+
+How many adaptivity rounds an epoch costs is read two ways by the paper: Appendix A.1 runs
+the max-LCB query in the same parallel round as the representatives (one round per epoch,
+``lcb_query="parallel"``, the default), while the oracle-complexity counts of Appendices A.4
+and A.9 call it "one sequential oracle query" (two rounds per epoch,
+``lcb_query="sequential"``).  Queries, actions and regret are the same under both readings.
 """
 
 from __future__ import annotations
@@ -20,13 +26,45 @@ from typing import Any
 import numpy as np
 
 from ...base import Policy, PolicyEvent, validate_int
+from ...declare import AlgorithmDeclaration
 from ..oracle import Oracle, OracleRequest
 from .common import ArmStatistics, check_linear_env, play_schedule_sums, validate_positive
+from .constants import C_UCB, CMAB_LINEAR, GRID, LCB_QUERY, M_EPOCHS
 
-__all__ = ["GRID_KINDS", "SROQ", "default_num_epochs", "sroq_time_grid"]
+__all__ = [
+    "GRID_KINDS",
+    "LCB_QUERY_KINDS",
+    "SROQ",
+    "default_num_epochs",
+    "sroq_time_grid",
+    "validate_lcb_query",
+]
 
 #: Allowed values of the ``grid`` parameter.
 GRID_KINDS = ("gao", "paper")
+
+#: Allowed values of ``lcb_query``: the max-LCB query joins the representatives' parallel
+#: round (Appendix A.1) or is its own sequential round (the counts of Appendices A.4, A.9).
+LCB_QUERY_KINDS = ("parallel", "sequential")
+
+
+def validate_lcb_query(value: Any) -> str:
+    """``lcb_query`` as one of :data:`LCB_QUERY_KINDS` (ValueError otherwise)."""
+    if not isinstance(value, str) or value.lower() not in LCB_QUERY_KINDS:
+        raise ValueError(f"lcb_query must be one of {LCB_QUERY_KINDS}, got {value!r}")
+    return value.lower()
+
+
+def epoch_queries(oracle: Oracle, reps: list, lcb: Any, t: int, lcb_query: str) -> list:
+    """One epoch's queries: the representatives ``reps`` and the max-LCB request ``lcb``.
+
+    ``lcb_query="parallel"``: all in one :meth:`Oracle.batch` (one adaptivity round, A.1);
+    ``"sequential"``: the representatives' batch, then the LCB query as its own round (A.4 /
+    A.9 count it as "one sequential oracle query").  Returns the answers in request order.
+    """
+    if lcb_query == "parallel":
+        return oracle.batch([*reps, lcb], t)
+    return [*oracle.batch(reps, t), oracle.call(lcb, t)]
 
 
 def default_num_epochs(T: int) -> int:
@@ -113,13 +151,19 @@ class SROQ(Policy):
         Extra seconds per oracle call (simulated solver cost).
     executor : concurrent.futures.Executor, optional
         Runs each epoch's batch of queries concurrently (Appendix A.1).
+    lcb_query : {"parallel", "sequential"}
+        Adaptivity reading of the max-LCB query: ``"parallel"`` (default, Appendix A.1: it
+        joins the representatives' round, one adaptivity round per epoch) or
+        ``"sequential"`` (Appendix A.4's count: one more sequential round, two per epoch).
+        Only the adaptivity count changes; queries, actions and regret are identical.
 
     Notes
     -----
     * First epoch: nothing has been played, so ``n = 0`` indices are ``+large`` (UCB) and
       ``-large`` (LCB): nothing is eliminated and the representatives explore.
-    * One adaptivity round per epoch: the representatives and the max-LCB query form one
-      :meth:`~dashboard.algorithms.cmab.oracle.Oracle.batch` (A.1).  Queries per epoch are
+    * One adaptivity round per epoch (default): the representatives and the max-LCB query form
+      one :meth:`~dashboard.algorithms.cmab.oracle.Oracle.batch` (A.1); two with
+      ``lcb_query="sequential"``.  Queries per epoch are
       ``|N_{tau-1}| + 1``, so at most ``(d + 1) M`` in total.
     * An arm with no feasible action containing it inside ``A_{tau-1}`` (oracle returns
       ``None``) cannot be in ``a*`` and is eliminated.
@@ -131,8 +175,14 @@ class SROQ(Policy):
       (dict arm -> action), ``lcb_action`` and ``max_lcb``.
     """
 
-    name = "SROQ-CMAB"
-    problem = "cmab"
+    declaration = AlgorithmDeclaration(
+        name="SROQ-CMAB",
+        problem="cmab",
+        reference="Algorithm 2",
+        constants=(C_UCB, M_EPOCHS, GRID, LCB_QUERY),
+        rewards=CMAB_LINEAR,
+        doc="scheduled rare oracle queries: M epochs on a fixed time grid",
+    )
 
     def __init__(
         self,
@@ -141,9 +191,11 @@ class SROQ(Policy):
         grid: str = "gao",
         oracle_delay: float = 0.0,
         executor: Executor | None = None,
+        lcb_query: str = "parallel",
     ) -> None:
         super().__init__()
         self.C = validate_positive("C", C)
+        self.lcb_query = validate_lcb_query(lcb_query)
         self.M = None if M is None else validate_int("M", M, 1)
         if grid not in GRID_KINDS:
             raise ValueError(f"grid must be one of {GRID_KINDS}, got {grid!r}")
@@ -153,12 +205,7 @@ class SROQ(Policy):
         self.env: Any = None
 
     def params(self) -> dict[str, Any]:
-        return {
-            "C": self.C,
-            "M": self.M,
-            "grid": self.grid_kind,
-            "oracle_delay": self.oracle_delay,
-        }
+        return {"C": self.C, "M": self.M, "grid": self.grid_kind, "lcb_query": self.lcb_query}
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env`` (a linear-reward CMABEnvironment)."""
@@ -204,8 +251,8 @@ class SROQ(Policy):
             )
             for i in prev
         ]
-        requests.append(OracleRequest("max LCB", scores=lcb, exclude=exclude))
-        results = self.oracle.batch(requests, start)
+        lcb_request = OracleRequest("max LCB", scores=lcb, exclude=exclude)
+        results = epoch_queries(self.oracle, requests, lcb_request, start, self.lcb_query)
         lcb_action = results[-1]
         max_lcb = -np.inf if lcb_action is None else float(lcb[lcb_action].sum())
         reps: dict[int, np.ndarray] = {}

@@ -1,9 +1,14 @@
-"""Reward models for combinatorial semi-bandits and :func:`make_reward` (name -> model)."""
+"""Reward models for combinatorial semi-bandits and :func:`make_reward` (name -> model).
+
+The registry :data:`REWARD_MODELS` is built from the classes' declarations; a plug-in adds a
+model with ``REWARD_MODELS.register(MyModel)``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...components import ComponentRegistry
 from .base import CMABEnvironment, RewardModel
 from .covariance import CovarianceRewards
 from .general import ContinuousRewards, GeneralRewards, expected_aggregate
@@ -11,6 +16,7 @@ from .linear import LinearRewards
 
 __all__ = [
     "REWARDS",
+    "REWARD_MODELS",
     "CMABEnvironment",
     "ContinuousRewards",
     "CovarianceRewards",
@@ -19,17 +25,23 @@ __all__ = [
     "RewardModel",
     "expected_aggregate",
     "make_reward",
+    "reward_names",
 ]
 
-_CLASSES: dict[str, type[RewardModel]] = {
-    "linear": LinearRewards,
-    "covariance": CovarianceRewards,
-    "general": GeneralRewards,
-    "continuous": ContinuousRewards,
-}
+#: Registered reward models (built-ins first).
+REWARD_MODELS: ComponentRegistry[RewardModel] = ComponentRegistry(
+    "reward", RewardModel, "reward model"
+)
+for _cls in (LinearRewards, CovarianceRewards, GeneralRewards, ContinuousRewards):
+    REWARD_MODELS.register(_cls, plugin=False)
 
-#: User-facing reward model names (CLI, dashboard, registry ``rewards`` tuples).
-REWARDS: tuple[str, ...] = tuple(_CLASSES)
+#: Built-in reward model names (CLI, dashboard, registry ``rewards`` tuples).
+REWARDS: tuple[str, ...] = REWARD_MODELS.names()
+
+
+def reward_names() -> tuple[str, ...]:
+    """Every registered reward model name (built-ins and plug-ins)."""
+    return REWARD_MODELS.names()
 
 
 def make_reward(key: str, d: int, seed: int = 0, **kwargs: Any) -> RewardModel:
@@ -38,7 +50,7 @@ def make_reward(key: str, d: int, seed: int = 0, **kwargs: Any) -> RewardModel:
     Parameters
     ----------
     key : str
-        One of :data:`REWARDS`: ``"linear"``, ``"covariance"``, ``"general"``, ``"continuous"``.
+        A registered name: ``"linear"``, ``"covariance"``, ``"general"``, ``"continuous"``.
     d : int
         Number of base arms.
     seed : int
@@ -51,7 +63,4 @@ def make_reward(key: str, d: int, seed: int = 0, **kwargs: Any) -> RewardModel:
     ValueError
         For an unknown name (the message lists the allowed ones) or bad parameters.
     """
-    cls = _CLASSES.get(str(key).strip().lower())
-    if cls is None:
-        raise ValueError(f"unknown reward model {key!r}; choose from: {', '.join(REWARDS)}")
-    return cls(d, seed, **kwargs)
+    return REWARD_MODELS.get(key)(d, seed, **kwargs)

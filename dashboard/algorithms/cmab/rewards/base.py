@@ -11,10 +11,12 @@ the numbers never depend on how a run is chunked.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...base import validate_int
+from ...declare import ComponentDeclaration
 from ..actions import ActionFamily
 
 __all__ = ["CMABEnvironment", "RewardModel"]
@@ -27,8 +29,17 @@ class RewardModel(ABC):
     :meth:`sample` and, if the reward is not linear, :meth:`expected_reward`.
     """
 
+    #: What the model says about itself (name, doc, reference); ``key`` is its name.
+    declaration: ClassVar[ComponentDeclaration | None] = None
     #: CLI / dashboard name (``linear``, ``covariance``, ``general`` ...).
     key: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        decl = cls.__dict__.get("declaration")
+        if isinstance(decl, ComponentDeclaration):
+            cls.key = decl.name
+
     #: Whether r(a, y) = <a, y> (Sections 3-4) or a general function (Section 5).
     linear: bool = True
     #: Whether an outcome depends only on ``(rep, arm, pull number)`` (independent arms), so a

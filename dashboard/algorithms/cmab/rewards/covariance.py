@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import randomness as rnd
+from ...declare import ComponentDeclaration
 from .base import RewardModel
 
 __all__ = ["CovarianceRewards", "random_correlation"]
@@ -63,7 +64,13 @@ class CovarianceRewards(RewardModel):
         Noise standard deviation of every arm (> 0), default 0.25.
     """
 
-    key = "covariance"
+    declaration = ComponentDeclaration(
+        "reward",
+        "covariance",
+        doc="Gaussian outcomes N(mu, Sigma), Sigma = normalised(A A^T + I); r(a, y) = <a, y>",
+        reference="Section 4, Appendix A.11.1",
+        fields=("d",),
+    )
     linear = True
     #: Outcomes depend on (rep, t, arm set), not on pull numbers alone.
     pull_indexed = False

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.special import betaincinv
 
 from ... import randomness as rnd
+from ...declare import ComponentDeclaration
 from .base import RewardModel
 
 __all__ = [
@@ -140,7 +141,14 @@ class GeneralRewards(RewardModel):
         Explicit per-arm probabilities instead of the random peak construction.
     """
 
-    key = "general"
+    declaration = ComponentDeclaration(
+        "reward",
+        "general",
+        doc="discrete outcomes on {0.2, ..., 1}, mass 0.99 on one value; "
+        "r(a, y) = sqrt(sum of selected outcomes)",
+        reference="Section 5, Appendix A.11.2",
+        fields=("d",),
+    )
     #: Outcomes depend only on (rep, arm, pull number) (see ``policies.common.pull_indexed``).
     pull_indexed = True
 
@@ -250,7 +258,13 @@ class ContinuousRewards(RewardModel):
         Explicit means in (0, 1).
     """
 
-    key = "continuous"
+    declaration = ComponentDeclaration(
+        "reward",
+        "continuous",
+        doc="Beta outcomes in (0, 1), r(a, y) = sqrt(sum); for the discretised algorithms",
+        reference="Algorithm 8 (Appendix A.9)",
+        fields=("d",),
+    )
     #: Outcomes depend only on (rep, arm, pull number).
     pull_indexed = True
 

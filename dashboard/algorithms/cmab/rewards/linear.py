@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import randomness as rnd
+from ...declare import ComponentDeclaration
 from .base import RewardModel
 
 __all__ = ["LinearRewards"]
@@ -30,7 +31,13 @@ class LinearRewards(RewardModel):
         Explicit means in [0, 1] instead of random ones.
     """
 
-    key = "linear"
+    declaration = ComponentDeclaration(
+        "reward",
+        "linear",
+        doc="independent arms, means ~ U[0, 1], uniform noise; r(a, y) = <a, y>",
+        reference="Section 6 (experiments)",
+        fields=("d",),
+    )
     pull_indexed = True
 
     def __init__(

@@ -9,9 +9,28 @@ Bandit Orthogonalized Semiparametric Estimation.  Each round t:
    ``A_t = {i : for all j, theta_hat^T (x_j - x_i) <= gamma ||x_j - x_i||_{Gamma^-1}}``;
 3. a distribution ``p_t`` over ``A_t``; draw ``a_t ~ p_t``, observe ``r_t``, update Gamma and b.
 
-Step 3: the paper chooses ``p_t`` by solving a min-max quadratic program each round; the
-authors' public code samples uniformly over the surviving arms.  We implement the uniform
-version (``distribution="uniform"``, the only value accepted), as GUIDE section 3 notes.
+Step 3, two choices (``distribution``):
+
+* ``"uniform"`` (default): uniform over ``A_t``, as the authors' public code does.  This keeps
+  the pinned numbers and is what Appendix I's BOSE curves were most likely drawn with.
+* ``"minmax"``: the paper's per-round distribution.  Krishnamurthy et al. (2018, Algorithm 1)
+  ask for ``p_t in Delta(A_t)`` with, for every ``b in A_t``,
+
+      ||x_b - mu_p||^2_{Gamma^-1} <= E_{a~p} ||x_a - mu_p||^2_{Gamma^-1},  mu_p = sum_a p_a x_a,
+
+  which the experimental-design paper (Appendix H) describes as "a minimax quadratic
+  optimization problem every time": ``min_p max_b v_b(p)`` with the violations
+  ``v_b(p) = ||x_b - mu_p||^2 - tr Cov_p`` (norms in ``Gamma^-1``).  Since
+  ``sum_b p_b v_b(p) = 0`` the min-max value is 0, and ``v_b = g_b - sum_a p_a g_a`` with
+  ``g`` the gradient of the concave ``phi(p) = tr Cov_p``: the feasible distributions are
+  exactly the maximisers of ``tr Cov_p`` (the dual of the minimum enclosing ball of
+  ``A_t``).  We solve that quadratic program every round by a primal active-set method
+  (:func:`minmax_distribution`), warm-started at the previous round's
+  distribution restricted to ``A_t`` (uniform in round 1) and stopped when
+  ``max_b v_b <= qp_tol * tr Cov_p`` (or after ``qp_max_iter`` steps).  The solve is part
+  of every round's logged computation (purpose ``"elimination + min-max QP"``), so the
+  wall-time and expensive-computation plots show what Appendix H contrasts with SBE's
+  once-per-phase design.
 
 Constants as in Appendix I of the experimental-design paper: ``lambda = 4 d log(9T) +
 8 log(4T/delta)`` and ``gamma = c (sqrt(lambda) + sqrt(d log(T/d) + log(T/delta)))`` with
@@ -34,13 +53,154 @@ import numpy as np
 
 from ... import randomness as rnd
 from ...base import Policy, validate_positive, validate_probability
+from ...declare import AlgorithmDeclaration, Constant
+from .constants import DELTA, LAM, MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
-__all__ = ["BOSE", "BatchedBOSE"]
+__all__ = ["BOSE", "DISTRIBUTIONS", "BatchedBOSE", "minmax_distribution"]
+
+#: Values of ``distribution``: the authors' code (uniform) or the paper's min-max program.
+DISTRIBUTIONS = ("uniform", "minmax")
+
+
+def _minmax_row(Q: np.ndarray, idx: np.ndarray, tol: float, max_iter: int, start=None):
+    """One row of :func:`minmax_distribution` on the surviving arms ``idx``.
+
+    Primal active-set method for ``min_p f(p) = p^T Q p - q^T p`` (``q = diag Q``, i.e.
+    ``max tr Cov_p``) over the simplex of ``idx``, started at ``start`` restricted to ``idx``
+    and renormalised (uniform when ``start`` is None or puts no mass on ``idx``).  On the
+    working set ``S`` it solves the equality-constrained problem through its KKT system
+    ``[2 Q_SS, 1; 1^T, 0] [p; nu] = [q_S; 1]``; if the solution has a negative weight it steps
+    toward it until a weight reaches 0 and drops that arm, otherwise it moves there and adds
+    the arm of largest violation ``v_b``.  When ``S`` is affinely dependent the system can
+    be inconsistent: ``f`` is then linear along a null direction ``delta`` of the system, and
+    the method moves along the decreasing sign of it until an arm leaves ``S``.  Returns
+    ``(p over idx, max violation clipped at 0, steps)``.
+    """
+    Qs = Q[np.ix_(idx, idx)]
+    # the solution does not depend on the scale of Q: work with max |Q_aa| = 1
+    scale = float(np.max(np.abs(np.diag(Qs))))
+    if not scale > 0:  # all surviving arms at the same point: any p is optimal
+        return np.full(idx.size, 1.0 / idx.size), 0.0, 0
+    Qs = Qs / scale
+    q = np.diag(Qs).copy()
+    n = idx.size
+    p = None if start is None else np.asarray(start, dtype=float)[idx]
+    if p is None or not p.sum() > 0:
+        p = np.full(n, 1.0 / n)
+    else:
+        p = p / p.sum()
+    its = 0
+    while True:
+        Qp = Qs @ p
+        pQp = float(p @ Qp)
+        g = q - 2.0 * Qp
+        v = g - float(p @ g)  # BOSE's violations
+        trace = float(p @ q) - pQp
+        in_S = p > 0
+        S = np.flatnonzero(in_S)
+        outside = np.flatnonzero(~in_S)
+        worst = float(np.max(v))
+        if its >= max_iter or worst <= tol * max(trace, 1e-300):
+            return p, max(worst, 0.0) * scale, its
+        its += 1
+        # equality-constrained minimiser on the working set S
+        k = S.size
+        kkt = np.zeros((k + 1, k + 1))
+        kkt[:k, :k] = 2.0 * Qs[np.ix_(S, S)]
+        kkt[:k, k] = kkt[k, :k] = 1.0
+        rhs = np.empty(k + 1)
+        rhs[:k], rhs[k] = q[S], 1.0
+        sol, *_ = np.linalg.lstsq(kkt, rhs, rcond=None)
+        consistent = np.linalg.norm(kkt @ sol - rhs) <= 1e-9 * (k + 1)
+        if consistent:
+            y = sol[:k]
+            if np.all(y > 0) and np.max(np.abs(y - p[S])) <= 1e-14:
+                # already optimal on S: bring in the most violated arm outside S
+                if outside.size == 0:
+                    return p, max(worst, 0.0) * scale, its
+                j = int(outside[np.argmax(v[outside])])
+                if v[j] <= tol * max(trace, 1e-300):
+                    return p, max(worst, 0.0) * scale, its
+                d_j = q[j] - 2.0 * Qp[j] + pQp  # ||x_j - mu_p||^2
+                step = min(v[j] / (2.0 * d_j), 1.0) if d_j > 1e-300 else 1.0
+                p = (1.0 - step) * p
+                p[j] += step
+                continue
+            direction = np.zeros(n)
+            direction[S] = y - p[S]
+            limit = 1.0
+        else:
+            # f is linear along the null direction of the KKT system: follow its descent
+            _, _, vt = np.linalg.svd(kkt)
+            delta = vt[-1, :k]
+            if float(q[S] @ delta) < 0:
+                delta = -delta
+            direction = np.zeros(n)
+            direction[S] = delta  # f decreases (df/ds = -q_S^T delta < 0)
+            limit = np.inf
+        neg = direction < 0
+        ratios = np.where(neg, p / np.where(neg, -direction, 1.0), np.inf)
+        step = min(limit, float(np.min(ratios)))
+        if not np.isfinite(step) or (step <= 0.0 and not np.any(neg & (p == 0))):
+            return p, max(worst, 0.0) * scale, its  # no progress possible (round-off)
+        p = p + step * direction
+        p[np.abs(p) < 1e-15] = 0.0
+        if step < limit:
+            p[int(np.argmin(np.where(neg, ratios, np.inf)))] = 0.0  # the blocking arm leaves S
+        p = np.maximum(p, 0.0)
+        p /= p.sum()
+
+
+def minmax_distribution(
+    Q: np.ndarray,
+    allowed: np.ndarray,
+    tol: float = 1e-3,
+    max_iter: int = 1000,
+    start: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """BOSE's per-round distribution for ``R`` problems at once (see the module docstring).
+
+    Parameters
+    ----------
+    Q : ndarray (R, K, K)
+        Gram matrices ``Q_ab = x_a^T Gamma^-1 x_b``.
+    allowed : ndarray (R, K) of bool
+        The surviving arms ``A_t`` (at least one per row).
+    tol, max_iter
+        Stop when ``max_{b in A_t} v_b <= tol * tr Cov_p`` (BOSE's condition relaxed to
+        ``||x_b - mu_p||^2 <= (1 + tol) tr Cov_p``) or after ``max_iter`` steps.
+    start : ndarray (R, K), optional
+        Warm starts (e.g. the previous round's distributions); default uniform over ``A_t``.
+
+    Returns
+    -------
+    p : ndarray (R, K)
+        Distributions supported on ``A_t``.
+    violation : ndarray (R,)
+        ``max_{b in A_t} v_b(p)``, clipped at 0 (0 at the exact solution).
+    iterations : ndarray (R,) of int
+        Active-set steps taken per row.
+
+    Each row is solved on its own (:func:`_minmax_row`), so a row's answer never depends on
+    the other rows: a batch of ``R`` repetitions gives the numbers of ``R`` single runs.
+    """
+    Q = np.asarray(Q, dtype=float)
+    allowed = np.asarray(allowed, dtype=bool)
+    R, K = allowed.shape
+    p = np.zeros((R, K))
+    violation = np.zeros(R)
+    iterations = np.zeros(R, dtype=np.int64)
+    for r in range(R):
+        idx = np.flatnonzero(allowed[r])
+        p[r, idx], violation[r], iterations[r] = _minmax_row(
+            Q[r], idx, tol, max_iter, None if start is None else start[r]
+        )
+    return p, violation, iterations
 
 
 class BatchedBOSE(PerRoundBatch):
-    """BOSE (uniform sampling over the surviving arms) for ``R`` repetitions at once.
+    """BOSE for ``R`` repetitions at once (uniform or min-max distribution over ``A_t``).
 
     Same parameters and numbers as :class:`BOSE`; state ``Gamma_inv (R, d, d)`` and
     ``b (R, d)``.  Each round: ``theta_hat = Gamma^-1 b``, the elimination test on the
@@ -51,13 +211,17 @@ class BatchedBOSE(PerRoundBatch):
 
     Parameters
     ----------
-    c, delta, lam, distribution
+    c, delta, lam, distribution, qp_tol, qp_max_iter
         As :class:`BOSE`.
 
     Attributes
     ----------
     surviving : ndarray (R, K) of bool
         ``A_{t+1}`` of every repetition (after :meth:`action_distributions` or a round).
+    qp_iterations : ndarray (R,) of int
+        Active-set steps spent on the min-max program so far (0 with ``"uniform"``).
+    qp_violation : ndarray (R,)
+        ``max_b v_b`` of the last solved program (0 with ``"uniform"``).
     """
 
     name = "BOSE"
@@ -70,21 +234,39 @@ class BatchedBOSE(PerRoundBatch):
         delta: float = 0.05,
         lam: float | None = None,
         distribution: str = "uniform",
+        qp_tol: float = 1e-3,
+        qp_max_iter: int = 1000,
     ) -> None:
         super().__init__()
         self.c = validate_positive("c", c)
         self.delta = validate_probability("delta", delta)
         self.lam = None if lam is None else validate_positive("lam", lam)
-        if str(distribution).lower() != "uniform":
+        if not isinstance(distribution, str) or distribution.lower() not in DISTRIBUTIONS:
             raise ValueError(
-                f"distribution must be 'uniform' (the authors' code; the paper's per-round "
-                f"quadratic program is not implemented), got {distribution!r}"
+                f"distribution must be one of {DISTRIBUTIONS} ('uniform': the authors' code; "
+                f"'minmax': the paper's per-round quadratic program), got {distribution!r}"
             )
-        self.distribution = "uniform"
+        self.distribution = distribution.lower()
+        self.qp_tol = validate_positive("qp_tol", qp_tol)
+        if isinstance(qp_max_iter, bool) or not isinstance(qp_max_iter, (int, np.integer)):
+            raise ValueError(f"qp_max_iter must be an integer >= 1, got {qp_max_iter!r}")
+        if qp_max_iter < 1:
+            raise ValueError(f"qp_max_iter must be an integer >= 1, got {qp_max_iter!r}")
+        self.qp_max_iter = int(qp_max_iter)
+        if self.distribution == "minmax":
+            self.purpose = "elimination + min-max QP"
 
     def params(self) -> dict[str, Any]:
-        """Tunable parameters."""
-        return {"c": self.c, "delta": self.delta, "lam": self.lam, "distribution": "uniform"}
+        """Tunable parameters: every declared constant (``qp_tol`` and ``qp_max_iter`` only
+        act with ``distribution="minmax"``)."""
+        return {
+            "c": self.c,
+            "delta": self.delta,
+            "lam": self.lam,
+            "distribution": self.distribution,
+            "qp_tol": self.qp_tol,
+            "qp_max_iter": self.qp_max_iter,
+        }
 
     def _reset_state(self) -> None:
         T, d, R = self.horizon, self.d, self.R
@@ -107,6 +289,9 @@ class BatchedBOSE(PerRoundBatch):
         self._u_t0 = 0
         self._XT = np.ascontiguousarray(self.X.T)
         self.surviving = np.ones((R, self.K), dtype=bool)
+        self.qp_iterations = np.zeros(R, dtype=np.int64)
+        self.qp_violation = np.zeros(R)
+        self._qp_start: np.ndarray | None = None
 
     def _uniforms(self, t: int) -> np.ndarray:
         i = t - self._u_t0
@@ -123,6 +308,7 @@ class BatchedBOSE(PerRoundBatch):
         theta = (G @ self.b[:, :, None])[:, :, 0]  # theta_hat = Gamma^-1 b, (R, d)
         m = (X @ theta[:, :, None])[:, :, 0]  # x_i^T theta_hat, (R, K)
         M = (X @ G) @ self._XT  # x_i^T Gamma^-1 x_j, (R, K, K)
+        Q = M.copy() if self.distribution == "minmax" else None
         diag = np.diagonal(M, axis1=1, axis2=2)
         # gamma ||x_j - x_i||_{Gamma^-1} = gamma sqrt(M_ii + M_jj - 2 M_ij), computed in place
         width = diag[:, :, None] + diag[:, None, :]
@@ -136,11 +322,21 @@ class BatchedBOSE(PerRoundBatch):
         dominated = (diff > width).any(axis=2)
         surv = ~dominated
         size = surv.sum(axis=1)
-        p = surv / size[:, None]
         u = self._uniforms(self.t + 1)
-        # the j-th surviving arm (in index order), j = floor(u |A_t|)
-        j = np.minimum((u * size).astype(np.int64), size - 1)
-        a = np.argmax(np.cumsum(surv, axis=1) > j[:, None], axis=1)
+        if Q is None:
+            p = surv / size[:, None]
+            # the j-th surviving arm (in index order), j = floor(u |A_t|)
+            j = np.minimum((u * size).astype(np.int64), size - 1)
+            a = np.argmax(np.cumsum(surv, axis=1) > j[:, None], axis=1)
+        else:
+            p, self.qp_violation, its = minmax_distribution(
+                Q, surv, self.qp_tol, self.qp_max_iter, self._qp_start
+            )
+            self._qp_start = p
+            self.qp_iterations += its
+            # inverse CDF over the arms in index order (last arm of the support on round-off)
+            cdf = np.cumsum(p, axis=1)
+            a = np.argmax(cdf > (u * cdf[:, -1])[:, None], axis=1)
         self._a, self._p, self.surviving, self._cache_t = a, p, surv, self.t
         return a, p
 
@@ -153,8 +349,41 @@ class BatchedBOSE(PerRoundBatch):
         self.b += z * rewards[:, None]
 
 
+_C = MULTIPLIER_C("c: multiplier of the confidence width", "multiplier of the confidence width")
+_LAM = LAM(None, "ridge lambda of the centred design (null: the paper's choice from d and T)")
+_DISTRIBUTION = Constant(
+    "distribution",
+    "uniform",
+    "choice",
+    choices=DISTRIBUTIONS,
+    doc="action distribution over surviving arms: uniform (the authors' code, default) or "
+    "minmax (Krishnamurthy et al.'s per-round min-max program, Appendix H; solved every round)",
+    label="distribution: surviving-arm play",
+)
+
+_QP_TOL = Constant(
+    "qp_tol",
+    1e-3,
+    low=0.0,
+    low_open=True,
+    high=1.0,
+    doc="minmax only: stop the per-round active-set solve when BOSE's condition holds up to "
+    "the factor 1 + qp_tol",
+    card=False,
+)
+_QP_MAX_ITER = Constant(
+    "qp_max_iter",
+    1000,
+    "int",
+    low=1,
+    high=100_000,
+    doc="minmax only: cap on active-set steps per round",
+    card=False,
+)
+
+
 class BOSE(Policy):
-    """BOSE with uniform sampling over the surviving arms (per-round baseline).
+    """BOSE, the per-round semiparametric baseline (uniform or min-max distribution).
 
     Parameters
     ----------
@@ -164,8 +393,16 @@ class BOSE(Policy):
         Confidence level in (0, 1) used in ``lambda`` and ``gamma``; default 0.05.
     lam : float, optional
         Ridge ``lambda``; default ``4 d log(9T) + 8 log(4T/delta)`` (Appendix I).
-    distribution : str
-        ``"uniform"``: uniform over surviving arms (the authors' code; see module docstring).
+    distribution : {"uniform", "minmax"}
+        ``"uniform"`` (default): uniform over surviving arms (the authors' code).
+        ``"minmax"``: Krishnamurthy et al.'s per-round distribution, the solution of the
+        min-max quadratic program of Appendix H (see the module docstring); every round pays
+        an active-set solve, logged as ``"elimination + min-max QP"``.
+    qp_tol : float
+        ``"minmax"`` only: stop when every violation ``v_b <= qp_tol * tr Cov_p``, i.e. BOSE's
+        condition holds up to the factor ``1 + qp_tol`` (> 0, default 1e-3).
+    qp_max_iter : int
+        ``"minmax"`` only: cap on active-set steps per round (>= 1, default 1000).
 
     Notes
     -----
@@ -174,8 +411,15 @@ class BOSE(Policy):
     (indices of ``A_{t+1}``) read the engine's state.
     """
 
-    name = "BOSE"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="BOSE",
+        problem="semiparametric",
+        reference="Krishnamurthy et al. 2018 (baseline)",
+        constants=(_C, DELTA, _LAM, _DISTRIBUTION, _QP_TOL, _QP_MAX_ITER),
+        per_round=True,
+        batched=BatchedBOSE,
+        doc="action-centered semiparametric bandit: uniform or min-max surviving-arm play",
+    )
 
     def __init__(
         self,
@@ -183,13 +427,23 @@ class BOSE(Policy):
         delta: float = 0.05,
         lam: float | None = None,
         distribution: str = "uniform",
+        qp_tol: float = 1e-3,
+        qp_max_iter: int = 1000,
     ) -> None:
         super().__init__()
-        self._engine = BatchedBOSE(c=c, delta=delta, lam=lam, distribution=distribution)
+        self._engine = BatchedBOSE(
+            c=c,
+            delta=delta,
+            lam=lam,
+            distribution=distribution,
+            qp_tol=qp_tol,
+            qp_max_iter=qp_max_iter,
+        )
         self.c, self.delta = self._engine.c, self._engine.delta
         self.lam, self.distribution = self._engine.lam, self._engine.distribution
 
     def params(self) -> dict[str, Any]:
+        """The declared constants (the QP's act only with ``distribution="minmax"``)."""
         return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
@@ -216,7 +470,7 @@ class BOSE(Policy):
         return np.flatnonzero(self._engine.surviving[0])
 
     def action_distribution(self) -> np.ndarray:
-        """``p_t`` for the next round (uniform over surviving arms)."""
+        """``p_t`` for the next round (uniform or min-max over the surviving arms)."""
         return self._engine.action_distributions()[0]
 
     def advance(self, until: int) -> int:

@@ -26,13 +26,16 @@ phases played in one vectorised call) and has no batched version.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ...base import Policy, PolicyEvent, Stopwatch, validate_positive, validate_probability
+from ...declare import AlgorithmDeclaration, Constant
 from ..design import g_optimal_design
 from ..estimators import LeastSquares
+from .constants import DELTA, DESIGN_TOL, ELIMINATION, LAM, MULTIPLIER_C
 from .per_round import PerRoundBatch, single_advance, single_reset
 from .phases import PhaseElimination
 
@@ -101,6 +104,29 @@ class BatchedLinUCB(PerRoundBatch):
         self.b += x * rewards[:, None]
 
 
+_LAM = LAM(1.0, "ridge lambda of V = lambda I + sum x x^T")
+_ALPHA = Constant(
+    "alpha",
+    1.0,
+    low=0.0,
+    low_open=True,
+    high=1e3,
+    doc="multiplier of the confidence width (1 = theory)",
+    card=False,
+)
+_SIGMA = Constant(
+    "sigma",
+    1.0,
+    low=0.0,
+    low_open=True,
+    high=1e3,
+    doc="assumed sub-Gaussian noise level in beta_t (the environment's sigma is 1, Appendix I)",
+    card=False,
+)
+_C = MULTIPLIER_C("c: multiplier of the phase length", "multiplier of the phase length")
+_ELIM2 = replace(ELIMINATION, default=2.0)
+
+
 class LinUCB(Policy):
     """OFUL-style LinUCB that ignores the shift (linear foil).
 
@@ -122,8 +148,15 @@ class LinUCB(Policy):
     batched run exactly; ``V_inv`` and ``b`` read the engine's state.
     """
 
-    name = "LinUCB"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="LinUCB",
+        problem="semiparametric",
+        reference="Abbasi-Yadkori et al. 2011 (linear foil)",
+        constants=(_LAM, DELTA, _ALPHA, _SIGMA),
+        per_round=True,
+        batched=BatchedLinUCB,
+        doc="OFUL-style LinUCB that ignores the shift (linear foil)",
+    )
 
     def __init__(
         self, lam: float = 1.0, delta: float = 0.05, alpha: float = 1.0, sigma: float = 1.0
@@ -132,9 +165,6 @@ class LinUCB(Policy):
         self._engine = BatchedLinUCB(lam=lam, delta=delta, alpha=alpha, sigma=sigma)
         self.lam, self.delta = self._engine.lam, self._engine.delta
         self.alpha, self.sigma = self._engine.alpha, self._engine.sigma
-
-    def params(self) -> dict[str, Any]:
-        return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""
@@ -176,8 +206,13 @@ class GElimination(PhaseElimination):
         Kiefer-Wolfowitz accuracy of the G-optimal design, > 0.
     """
 
-    name = "G-elimination"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="G-elimination",
+        problem="semiparametric",
+        reference="Lattimore & Szepesvari 2020, Alg. 12 (linear foil)",
+        constants=(_C, DELTA, _ELIM2, DESIGN_TOL),
+        doc="G-optimal phase elimination on raw rewards (linear foil)",
+    )
 
     def __init__(
         self,
@@ -187,18 +222,9 @@ class GElimination(PhaseElimination):
         design_tol: float = 1e-3,
     ) -> None:
         super().__init__()
-        self.c = validate_positive("c", c)
-        self.delta = validate_probability("delta", delta)
-        self.elimination_factor = validate_positive("elimination_factor", elimination_factor)
-        self.design_tol = validate_positive("design_tol", design_tol)
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "c": self.c,
-            "delta": self.delta,
-            "elimination_factor": self.elimination_factor,
-            "design_tol": self.design_tol,
-        }
+        # declared constants were validated by the declaration (Policy.__new__)
+        self.c, self.delta = float(c), float(delta)
+        self.elimination_factor, self.design_tol = float(elimination_factor), float(design_tol)
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""

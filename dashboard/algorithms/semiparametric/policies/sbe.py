@@ -22,9 +22,11 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import PolicyEvent, Stopwatch, validate_positive, validate_probability
+from ...base import PolicyEvent, Stopwatch
+from ...declare import AlgorithmDeclaration, Constant
 from ..design import deo_design
 from ..estimators import OrthogonalizedRidge
+from .constants import DELTA, DESIGN_TOL, ELIMINATION, MULTIPLIER_C
 from .phases import PhaseElimination
 
 __all__ = ["N_RULES", "SBE", "phase_length"]
@@ -63,6 +65,18 @@ def phase_length(l: int, d: int, K: int, delta: float, c: float = 1.0, n_rule: s
     return max(1, math.ceil(c * n))
 
 
+_C = MULTIPLIER_C("c: multiplier of n_l (Eq. 4, Appendix I)", "multiplier of the phase length n_l")
+_N_RULE = Constant(
+    "n_rule",
+    "eq4",
+    "choice",
+    choices=N_RULES,
+    doc="phase length rule: eq4 (Eq. 4 with C_2 = c), appendix-e (K-free min), appendix-i "
+    "(the experiments' bracket)",
+    label="n_rule: phase length rule",
+)
+
+
 class SBE(PhaseElimination):
     """SBE, Algorithm 2 of the experimental-design paper (Section 5.1).
 
@@ -97,8 +111,13 @@ class SBE(PhaseElimination):
         Estimate of the last completed phase.
     """
 
-    name = "SBE"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="SBE",
+        problem="semiparametric",
+        reference="Algorithm 2",
+        constants=(_C, DELTA, _N_RULE, ELIMINATION, DESIGN_TOL),
+        doc="semiparametric best-arm elimination with DEO designs (Eq. 2, Eq. 4)",
+    )
 
     def __init__(
         self,
@@ -109,24 +128,10 @@ class SBE(PhaseElimination):
         design_tol: float = 1e-3,
     ) -> None:
         super().__init__()
-        self.c = validate_positive("c", c)
-        self.delta = validate_probability("delta", delta)
-        rule = str(n_rule).strip().lower()
-        if rule not in N_RULES:
-            raise ValueError(f"n_rule must be one of {', '.join(N_RULES)}, got {n_rule!r}")
-        self.n_rule = rule
-        self.elimination_factor = validate_positive("elimination_factor", elimination_factor)
-        self.design_tol = validate_positive("design_tol", design_tol)
+        # declared constants were validated by the declaration (Policy.__new__)
+        self.c, self.delta, self.n_rule = float(c), float(delta), n_rule
+        self.elimination_factor, self.design_tol = float(elimination_factor), float(design_tol)
         self.env: Any = None
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "c": self.c,
-            "delta": self.delta,
-            "n_rule": self.n_rule,
-            "elimination_factor": self.elimination_factor,
-            "design_tol": self.design_tol,
-        }
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, env: Any, horizon: int) -> None:

@@ -30,6 +30,8 @@ import numpy as np
 
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
+from ...declare import AlgorithmDeclaration, Constant
+from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
@@ -121,6 +123,18 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self.y += 2.0 * za * rewards[:, None]
 
 
+_C = MULTIPLIER_C("c: posterior scale", "scale of the posterior covariance (exploration)")
+_N_MC = Constant(
+    "n_mc",
+    100,
+    "int",
+    low=1,
+    high=100_000,
+    doc="Monte Carlo draws per round estimating the action probabilities (cost per round)",
+    label="n_mc: Monte Carlo draws per round",
+)
+
+
 class SemiparametricTS(Policy):
     """Semiparametric Thompson sampling with Monte Carlo action probabilities.
 
@@ -138,16 +152,20 @@ class SemiparametricTS(Policy):
     one batched run exactly; ``B``, ``y`` and ``v`` read the engine's state.
     """
 
-    name = "SP-TS"
-    problem = "semiparametric"
+    declaration = AlgorithmDeclaration(
+        name="SP-TS",
+        problem="semiparametric",
+        reference="Kim & Paik 2019 (baseline)",
+        constants=(_C, _N_MC),
+        per_round=True,
+        batched=BatchedSemiparametricTS,
+        doc="semiparametric Thompson sampling with Monte Carlo action probabilities",
+    )
 
     def __init__(self, c: float = 1.0, n_mc: int = 100) -> None:
         super().__init__()
         self._engine = BatchedSemiparametricTS(c=c, n_mc=n_mc)
         self.c, self.n_mc = self._engine.c, self._engine.n_mc
-
-    def params(self) -> dict[str, Any]:
-        return self._engine.params()
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env``."""

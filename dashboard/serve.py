@@ -1,0 +1,208 @@
+"""``python -m dashboard serve`` (also ``bandit-dashboard serve``): serve a whole class.
+
+One command for an instructor, on :func:`panel.serve` with the options ``panel serve`` has:
+the address and port, the websocket origins students' browsers come from, ``--num-procs``,
+an optional password (Panel's built-in basic auth), and where simulations run:
+
+* default: an embedded Dask ``LocalCluster`` sized to the machine, started here before the
+  server and shared by every session (with ``--num-procs`` the server processes share it too:
+  its address is handed to them through :data:`~dashboard.simulation.engine.ENV_SCHEDULER`);
+* ``--scheduler tcp://host:8786``: a cluster the instructor already runs (``dask scheduler``
+  and ``dask worker tcp://host:8786`` on every machine that should help);
+* ``--in-process``: no Dask, every run in the server process (one user, a laptop).
+
+It also serves ``/instructor``: sessions, runs computing, and the workers' load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ENGINE_ENV", "MAX_WORK_ENV", "add_parser", "serve"]
+
+#: ``dask`` or ``in-process``: where served sessions run their simulations (read by
+#: :func:`dashboard.ui.model.default_engine`).
+ENGINE_ENV = "BANDIT_DASHBOARD_ENGINE"
+#: Per-run work limit (estimated seconds of simulation) an instructor sets for the class; read
+#: by :func:`dashboard.ui.model.class_max_work`.
+MAX_WORK_ENV = "BANDIT_DASHBOARD_MAX_WORK"
+
+
+def _port(text: str) -> int:
+    try:
+        v = int(text) if len(text) < 7 else -1
+    except ValueError:
+        v = -1
+    if not 0 <= v <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be a whole number from 0 to 65535: {text!r}")
+    return v
+
+
+def _count(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text) if len(text) < 12 else -1
+        except ValueError:
+            v = -1
+        if not low <= v <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}")
+        return v
+
+    return parse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``serve`` subcommand to the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "serve",
+        help="serve the dashboard to a class (Dask-backed simulations, optional password)",
+        description=(
+            "Serve the dashboard (and /instructor) for a class. Simulations run on an "
+            "embedded Dask cluster by default, on --scheduler ADDRESS, or --in-process."
+        ),
+    )
+    p.add_argument("--address", default="127.0.0.1", help="listen address (0.0.0.0 for a LAN)")
+    p.add_argument("--port", type=_port, default=5006, help="port (default 5006)")
+    p.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="host name students type in their browser (repeatable), e.g. 192.168.1.20:5006",
+    )
+    p.add_argument(
+        "--num-procs", type=_count(1, 64), default=1, help="server processes (default 1)"
+    )
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", help="Dask scheduler address, tcp://HOST:8786")
+    where.add_argument(
+        "--in-process", action="store_true", help="run simulations in the server process"
+    )
+    p.add_argument(
+        "--workers",
+        type=_count(1, 256),
+        help="embedded cluster's worker processes (default: cores)",
+    )
+    p.add_argument(
+        "--max-work",
+        type=_count(1, 86_400),
+        help="largest run a student may start, in estimated seconds of simulation "
+        "(default 600; see docs/LIMITS.md)",
+    )
+    p.add_argument(
+        "--password-file",
+        help="file holding the class password (Panel basic auth); keep it out of the shell history",
+    )
+    p.add_argument("--show", action="store_true", help="open a browser on the server machine")
+    from .cli import add_plugin_flag
+
+    add_plugin_flag(p)  # your own policies/shifts, for every session (and every Dask worker)
+    p.set_defaults(func=_cmd_serve)
+    return p
+
+
+def _read_password(path: str | None) -> str | None:
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size > 4096:
+        raise ValueError(f"password file {path!r} must be a small text file")
+    text = p.read_text(errors="strict").strip()
+    if len(text) < 4 or "\n" in text:
+        raise ValueError("the password file must hold one line of at least 4 characters")
+    return text
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .cli import load_plugins
+
+    load_plugins(args.plugin)
+    password = _read_password(args.password_file)
+    serve(
+        address=args.address,
+        port=args.port,
+        websocket_origin=args.allow_websocket_origin or None,
+        num_procs=args.num_procs,
+        scheduler=args.scheduler,
+        in_process=args.in_process,
+        workers=args.workers,
+        max_work=args.max_work,
+        password=password,
+        show=args.show,
+    )
+    return 0
+
+
+def prepare_engine(
+    scheduler: str | None = None,
+    in_process: bool = False,
+    workers: int | None = None,
+    max_work: int | None = None,
+) -> dict[str, str]:
+    """Settle where sessions run and export it to this process's environment (inherited by
+    ``--num-procs`` children).  Starts the embedded cluster now, so the first student does not
+    wait for it.  Returns the variables set."""
+    from .simulation.engine import ENV_SCHEDULER, check_address, get_client
+
+    env: dict[str, str] = {}
+    if in_process:
+        env[ENGINE_ENV] = "in-process"
+    else:
+        env[ENGINE_ENV] = "dask"
+        addr = scheduler or os.environ.get(ENV_SCHEDULER) or None
+        if addr:
+            check_address(addr)
+        client = get_client(scheduler=addr, workers=workers)
+        env[ENV_SCHEDULER] = addr or client.scheduler.address
+    if max_work is not None:
+        env[MAX_WORK_ENV] = str(int(max_work))
+    os.environ.update(env)
+    return env
+
+
+def serve(
+    address: str = "127.0.0.1",
+    port: int = 5006,
+    websocket_origin: list[str] | None = None,
+    num_procs: int = 1,
+    scheduler: str | None = None,
+    in_process: bool = False,
+    workers: int | None = None,
+    max_work: int | None = None,
+    password: str | None = None,
+    show: bool = False,
+    start: bool = True,
+) -> Any:
+    """Serve ``/dashboard`` (the app, one per session) and ``/instructor``.
+
+    Returns the server (``start=False`` leaves it to the caller, as tests do).
+    """
+    import panel as pn
+
+    from .ui.app import create_app
+    from .ui.instructor import create_instructor_page
+
+    prepare_engine(scheduler, in_process, workers, max_work)
+    origins = list(websocket_origin or [])
+    if not origins:
+        origins = [f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]
+    auth: dict[str, Any] = {}
+    if password is not None:
+        auth = {"basic_auth": password, "cookie_secret": secrets.token_hex(32)}
+    return pn.serve(
+        {"dashboard": create_app, "instructor": create_instructor_page},
+        address=address,
+        port=port,
+        websocket_origin=origins,
+        num_procs=num_procs,
+        show=show,
+        start=start,
+        title={"dashboard": "Bandit teaching dashboard", "instructor": "Instructor"},
+        unused_session_lifetime=15_000,
+        check_unused_sessions=5_000,
+        **auth,
+    )

@@ -1,0 +1,140 @@
+"""The one Dask (dask.distributed) client of a process: sweeps and served classes share it.
+
+Work that outgrows one process runs on an existing distributed engine, never a home-made pool:
+
+* **embedded default**: a :class:`distributed.LocalCluster` of worker *processes* sized to the
+  machine (one thread and one BLAS thread each, no Dask dashboard port), started lazily on
+  first use and shared by every caller of this process (every session of a served class);
+* **a real cluster**: ``scheduler="tcp://host:8786"`` or the environment variable
+  :data:`SCHEDULER_ENV` connects to a cluster the user started with ``dask scheduler`` and
+  ``dask worker tcp://host:8786`` (add machines by starting more workers).
+
+Workers import this package by name, so a real cluster's workers need it installed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+__all__ = ["SCHEDULER_ENV", "close_client", "default_workers", "get_client", "scheduler_address"]
+
+#: Environment variable naming a running scheduler (``tcp://host:8786``).
+SCHEDULER_ENV = "BANDIT_DASHBOARD_SCHEDULER"
+
+#: BLAS/OpenMP thread variables set to 1 on workers (one core per worker process).
+_ONE_THREAD = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+}
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {"client": None, "cluster": None, "key": None}
+
+
+def default_workers() -> int:
+    """Worker processes of the embedded cluster: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def scheduler_address(scheduler: str | None = None) -> str | None:
+    """The scheduler to use: the argument, else :data:`SCHEDULER_ENV`, else ``None``
+    (embedded cluster).  ValueError for an address that is not ``tcp://HOST:PORT`` or
+    ``tls://HOST:PORT`` (``inproc://`` and ``ucx://`` addresses are passed on as they are)."""
+    addr = scheduler if scheduler is not None else os.environ.get(SCHEDULER_ENV)
+    if addr is None or not str(addr).strip():
+        return None
+    addr = str(addr).strip()
+    proto, sep, rest = addr.partition("://")
+    ok = bool(sep) and proto in ("tcp", "tls", "inproc", "ucx") and bool(rest) and len(addr) <= 300
+    if ok and proto in ("tcp", "tls"):
+        host, colon, port = rest.rpartition(":")
+        ok = bool(colon and host.strip("[]")) and port.isdigit() and 0 < int(port) < 65536
+    if not ok:
+        raise ValueError(
+            f"scheduler address must look like tcp://HOST:PORT (got {addr[:60]!r}); "
+            f"start one with `dask scheduler`"
+        )
+    return addr
+
+
+def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
+    """The process's shared :class:`distributed.Client` (created on first use).
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of a running scheduler; default :data:`SCHEDULER_ENV`, else an embedded
+        local cluster.
+    workers : int, optional
+        Worker processes of the embedded cluster (default :func:`default_workers`); ignored
+        with a scheduler address.
+
+    It is the process's default client (actor proxies such as
+    :class:`~dashboard.simulation.remote.DaskRun`'s find their client that way).  A later call
+    with different settings closes the old client (and its embedded cluster) and starts the
+    new one.
+    """
+    from distributed import Client, LocalCluster
+
+    addr = scheduler_address(scheduler)
+    if workers is not None and (isinstance(workers, bool) or not 1 <= int(workers) <= 256):
+        raise ValueError(f"workers must be between 1 and 256, got {workers!r}")
+    n = default_workers() if workers is None else int(workers)
+    key = ("address", addr) if addr else ("local", n)
+    with _lock:
+        client = _state["client"]
+        if client is not None and _state["key"] == key and client.status == "running":
+            return client
+        if client is not None and client.status == "running" and addr:
+            if client.scheduler.address == addr:  # e.g. serve exported its embedded cluster
+                return client
+        _close_locked()
+        if addr:
+            try:
+                client = Client(addr, timeout="10s")
+            except OSError as exc:
+                raise ValueError(
+                    f"cannot reach the Dask scheduler at {addr} ({exc}); is `dask scheduler` "
+                    f"running there?"
+                ) from None
+            cluster = None
+        else:
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                env=dict(_ONE_THREAD),
+            )
+            client = Client(cluster)
+        _state.update(client=client, cluster=cluster, key=key)
+        return client
+
+
+def _close_locked() -> None:
+    client, cluster = _state["client"], _state["cluster"]
+    _state.update(client=None, cluster=None, key=None)
+    if client is not None:
+        try:
+            client.close()
+        except Exception:
+            pass
+    if cluster is not None:
+        try:
+            cluster.close()
+        except Exception:
+            pass
+
+
+def close_client() -> None:
+    """Close the shared client and its embedded cluster (idempotent)."""
+    with _lock:
+        _close_locked()

@@ -1,0 +1,344 @@
+"""Saved experiments: one self-describing JSON-lines file per run or sweep.
+
+Format (``bandit-dashboard-experiment``, version 1), one JSON object per line:
+
+* line 1, the header: ``format``, ``version``, ``kind`` (``"simulation"`` or ``"sweep"``),
+  the package ``package_version``, ``created`` (UTC) and ``definition``: everything that
+  determines the numbers (problem spec, algorithms, constants, horizon, runs, seed, grid).
+* every further line, one finished piece: ``{"piece": {...}, "result": {...}}`` where
+  ``result`` holds the spec, seed, instance, repetition ids and, per algorithm, the recorded
+  rounds, the curves (regret, oracle queries, adaptivity, one row per repetition) and the
+  finals (wall / oracle seconds, declared arms).
+
+Why JSON lines: a piece is appended (and flushed to disk) the moment it completes, so a sweep
+killed at any time leaves every finished piece readable; a half-written last line is ignored
+and cut off when the sweep resumes.  Floats are written with Python's shortest round-trip
+``repr``, so a loaded result equals the computed one bit for bit.  Per-call oracle logs and
+policy events are not saved (they can hold one record per round); loaded results have empty
+``logs`` / ``events``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .results import AlgorithmResult, SimulationResult
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "ExperimentWriter",
+    "load_experiment",
+    "parse_experiment",
+    "read_experiment",
+    "result_from_record",
+    "result_to_record",
+    "save_result",
+]
+
+FORMAT = "bandit-dashboard-experiment"
+FORMAT_VERSION = 1
+
+
+def _package_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _floats(a: np.ndarray | None) -> list[Any] | None:
+    if a is None:
+        return None
+    arr = np.asarray(a, dtype=float)
+    return (
+        [None if not np.isfinite(x) else float(x) for x in arr.ravel()]
+        if arr.ndim == 1
+        else [_floats(row) for row in arr]
+    )
+
+
+def _ints(a: np.ndarray | None) -> list[Any] | None:
+    return None if a is None else np.asarray(a, dtype=np.int64).tolist()
+
+
+def _array(x: Any, dtype: type, ncols: int | None = None) -> np.ndarray:
+    arr = np.array(x, dtype=dtype) if x is not None else None
+    if arr is not None and ncols is not None and arr.size == 0:
+        arr = arr.reshape(0, ncols)
+    return arr
+
+
+def _pair(p: tuple[np.ndarray, np.ndarray] | None) -> list[Any] | None:
+    return None if p is None else [_floats(np.asarray(a, dtype=float)) for a in p]
+
+
+def _unpair(p: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    return None if p is None else (np.array(p[0], dtype=float), np.array(p[1], dtype=float))
+
+
+def result_to_record(res: SimulationResult, arrays: bool = False) -> dict[str, Any]:
+    """JSON-able record of a result: curves and finals, no per-call logs or events.
+
+    ``arrays`` also keeps the plots' instance arrays (``features`` = (X, theta*), ``shift`` =
+    the recent shift trace) of a semiparametric run: done for a single saved run, not for the
+    many pieces of a sweep (they would repeat them)."""
+    extra = {"features": _pair(res.features), "shift": _pair(res.shift)} if arrays else {}
+    return {
+        **extra,
+        "spec": res.spec,
+        "horizon": res.horizon,
+        "runs": res.runs,
+        "seed": res.seed,
+        "t": res.t,
+        "reps": list(res.reps or range(res.runs)),
+        "instance": res.instance,
+        "algorithms": [
+            {
+                "algorithm": r.algorithm,
+                "paper": r.paper,
+                "t": r.t,
+                "times": _ints(r.times),
+                "regret": _floats(r.regret),
+                "queries": _ints(r.queries),
+                "adaptivity": _ints(r.adaptivity),
+                "wall_seconds": _floats(r.wall_seconds),
+                "oracle_seconds": _floats(r.oracle_seconds),
+                "declared_arm": _ints(r.declared_arm),
+                "declaration_time": _floats(r.declaration_time),
+                "best_arm": r.best_arm,
+                "params": r.params,
+                "alpha_regret": _floats(r.alpha_regret),
+            }
+            for r in res.results
+        ],
+    }
+
+
+def result_from_record(rec: dict[str, Any]) -> SimulationResult:
+    """The :class:`SimulationResult` a record describes (ValueError if malformed)."""
+    try:
+        results = []
+        for a in rec["algorithms"]:
+            times = np.array(a["times"], dtype=np.int64)
+            g = times.size
+            results.append(
+                AlgorithmResult(
+                    algorithm=a["algorithm"],
+                    paper=a["paper"],
+                    times=times,
+                    regret=np.array(a["regret"], dtype=float).reshape(-1, g),
+                    queries=np.array(a["queries"], dtype=np.int64).reshape(-1, g),
+                    adaptivity=np.array(a["adaptivity"], dtype=np.int64).reshape(-1, g),
+                    t=int(a["t"]),
+                    wall_seconds=np.array(a["wall_seconds"], dtype=float),
+                    oracle_seconds=np.array(a["oracle_seconds"], dtype=float),
+                    declared_arm=_array(a.get("declared_arm"), np.int64),
+                    declaration_time=_array(a.get("declaration_time"), float),
+                    best_arm=a.get("best_arm"),
+                    params=dict(a.get("params") or {}),
+                    alpha_regret=None
+                    if a.get("alpha_regret") is None
+                    else np.array(a["alpha_regret"], dtype=float).reshape(-1, g),
+                )
+            )
+        return SimulationResult(
+            spec=dict(rec["spec"]),
+            horizon=int(rec["horizon"]),
+            runs=int(rec["runs"]),
+            seed=int(rec["seed"]),
+            t=int(rec["t"]),
+            results=results,
+            instance=dict(rec.get("instance") or {}),
+            features=_unpair(rec.get("features")),
+            shift=_unpair(rec.get("shift")),
+            reps=[int(r) for r in rec["reps"]],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"malformed result record ({type(exc).__name__}: {exc})") from None
+
+
+def _header(kind: str, definition: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "kind": kind,
+        "package_version": _package_version(),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "definition": definition,
+    }
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+
+
+def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """Read a saved experiment: ``(header, pieces, good_bytes)``.
+
+    ``good_bytes`` is the length of the file up to the last complete line (a half-written
+    last line, left by a run killed while writing, is ignored).  ValueError if the file is
+    not an experiment file.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"no such file: {str(path)!r}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    return parse_experiment(data, str(path))
+
+
+def parse_experiment(
+    data: bytes, name: str = "the file"
+) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """:func:`read_experiment` on the file's bytes (e.g. an upload); ``name`` for messages."""
+    lines = data.split(b"\n")
+    good = 0
+    header: dict[str, Any] | None = None
+    pieces: list[dict[str, Any]] = []
+    for i, raw in enumerate(lines[:-1]):  # the text after the last newline is unfinished
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if header is None:
+                break
+            raise ValueError(f"{name!r} line {i + 1} is not valid JSON") from None
+        if header is None:
+            header = obj
+        else:
+            if not isinstance(obj, dict) or "result" not in obj:
+                raise ValueError(f"{name!r} line {i + 1} is not a saved piece")
+            pieces.append(obj)
+        good += len(raw) + 1
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != FORMAT
+        or header.get("kind") not in ("simulation", "sweep")
+    ):
+        raise ValueError(f"{name!r} is not a saved experiment of this dashboard")
+    if int(header.get("version", 0)) > FORMAT_VERSION:
+        raise ValueError(f"{name!r} was written by a newer version (format {header['version']})")
+    return header, pieces, good
+
+
+class ExperimentWriter:
+    """Appends finished pieces to an experiment file, each flushed and synced at once.
+
+    ``ExperimentWriter.create(path, kind, definition)`` starts a new file;
+    ``ExperimentWriter.resume(path, kind, definition)`` reopens one whose header has the same
+    kind and definition (ValueError otherwise), cuts off a half-written last line and returns
+    the writer with the pieces already there.
+    """
+
+    def __init__(self, path: Path, fh: IO[str]) -> None:
+        self.path = path
+        self._fh: IO[str] | None = fh
+
+    @classmethod
+    def create(cls, path: str | Path, kind: str, definition: dict[str, Any]) -> ExperimentWriter:
+        p = Path(path)
+        try:
+            fh = p.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        w = cls(p, fh)
+        w._write(_header(kind, definition))
+        return w
+
+    @classmethod
+    def resume(
+        cls, path: str | Path, kind: str, definition: dict[str, Any]
+    ) -> tuple[ExperimentWriter, list[dict[str, Any]]]:
+        header, pieces, good = read_experiment(path)
+        if header.get("kind") != kind:
+            raise ValueError(f"{str(path)!r} holds a {header.get('kind')}, not a {kind}")
+        if header.get("package_version") != _package_version():
+            raise ValueError(
+                f"{str(path)!r} was made by version {header.get('package_version')} (this is "
+                f"{_package_version()}): its numbers may differ; use another output file"
+            )
+        old = header.get("definition") or {}
+        new = json.loads(_dumps(definition))
+        if old != new:
+            keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            raise ValueError(
+                f"{str(path)!r} was made by a different {kind} (differs in: {', '.join(keys)}); "
+                "use another output file or delete this one"
+            )
+        p = Path(path)
+        try:
+            fh = p.open("r+", encoding="utf-8")
+            fh.truncate(good)
+            fh.seek(good)
+        except OSError as exc:
+            raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        return cls(p, fh), pieces
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self._fh is None:
+            raise ValueError(f"{str(self.path)!r} is closed")
+        self._fh.write(_dumps(obj) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def append(self, piece: dict[str, Any], result: SimulationResult | dict[str, Any]) -> None:
+        """Append one finished piece (its identity and its result)."""
+        rec = result if isinstance(result, dict) else result_to_record(result)
+        self._write({"piece": piece, "result": rec})
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> ExperimentWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def save_result(
+    path: str | Path, result: SimulationResult, definition: dict[str, Any] | None = None
+) -> Path:
+    """Write one run (``simulate --save``) as an experiment file of kind ``"simulation"``."""
+    defn = definition or {
+        "spec": result.spec,
+        "algorithms": [r.algorithm for r in result.results],
+        "params": {r.algorithm: r.params for r in result.results if r.params},
+        "horizon": result.horizon,
+        "runs": result.runs,
+        "seed": result.seed,
+    }
+    with ExperimentWriter.create(path, "simulation", defn) as w:
+        w.append({"reps": list(result.reps or [])}, result_to_record(result, arrays=True))
+    return Path(path)
+
+
+def load_simulation(header: dict[str, Any], pieces: list[dict[str, Any]]) -> SimulationResult:
+    """The single run a ``"simulation"`` file holds."""
+    if not pieces:
+        raise ValueError("the file holds no finished result")
+    return result_from_record(pieces[0]["result"])
+
+
+def load_experiment(source: str | Path | bytes, name: str | None = None) -> Any:
+    """A saved experiment (a path, or the file's bytes) as result objects: a
+    :class:`SimulationResult` (``simulate --save``) or a ``SweepResult`` (``sweep --out``;
+    only the finished points if it was interrupted)."""
+    if isinstance(source, bytes):
+        header, pieces, _ = parse_experiment(source, name or "the file")
+    else:
+        header, pieces, _ = read_experiment(source)
+    if header["kind"] == "simulation":
+        return load_simulation(header, pieces)
+    from .sweep import load_sweep
+
+    return load_sweep(header, pieces)

@@ -1,0 +1,135 @@
+"""alpha-regret of the algorithms with an approximate oracle (Theorem 7, Appendix A.3).
+
+alpha-AROQ-CMAB is analysed with ``R^alpha(T) = alpha T r(a*) - sum_t r(a_t)`` (Theorem 7), not
+with the ordinary regret: an alpha-approximate oracle may settle on an action worth only alpha
+of the best.  The plot draws, per such algorithm, the mean alpha-regret (solid, with a +-1 sd
+band) beside its ordinary regret (dashed), so the student sees the gap ``(1 - alpha) t r(a*)``
+and whether the greedy oracle did better than its guarantee (alpha-regret below zero).  Shown
+only when such an algorithm is chosen (``catalogue.uses_alpha``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+
+from ...simulation import catalogue
+from ..live import LivePlot
+from .base import PlotContext, PlotModule
+from .common import (
+    BAND_POINTS,
+    DT,
+    T_DIM,
+    T_FORMAT,
+    _base_opts,
+    _get,
+    _names,
+    _thin,
+    _xlim,
+    algorithm_colors,
+)
+
+
+def _alpha_names(algorithms: Sequence[str]) -> list[str]:
+    return [a for a in algorithms if catalogue.uses_alpha(a)]
+
+
+def alpha_regret_frames(
+    result: Any, algorithms: Sequence[str] | None = None
+) -> list[dict[str, np.ndarray]]:
+    """Column data of :func:`alpha_regret_plot`'s layers, per algorithm with an approximate
+    oracle: a band ``{t, alpha_regret, alpha_regret_hi}``, the mean alpha-regret
+    ``{t, alpha_regret, std}`` and the mean ordinary regret ``{t, alpha_regret}``."""
+    names = _alpha_names(_names(result, algorithms))
+    frames: list[dict[str, np.ndarray]] = []
+    for name in names:
+        r = _get(result, name)
+        a = None if r is None else r.alpha_regret
+        if a is not None and r.times.size:
+            t = r.times.astype(float)
+            mean = a.mean(axis=0)
+            std = a.std(axis=0, ddof=1) if a.shape[0] > 1 else np.zeros_like(mean)
+            plain = r.regret.mean(axis=0)
+        else:
+            t = mean = std = plain = np.zeros(0)
+        keep = _thin(t.size, BAND_POINTS)
+        frames.append(
+            {
+                "t": t[keep],
+                "alpha_regret": (mean - std)[keep],
+                "alpha_regret_hi": (mean + std)[keep],
+            }
+        )
+        frames.append({"t": t, "alpha_regret": mean, "std": std})
+        frames.append({"t": t, "alpha_regret": plain})
+    return frames
+
+
+def alpha_regret_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.Overlay:
+    """alpha-regret (mean +- 1 sd over runs, ddof = 1) and ordinary regret (dashed) of each
+    chosen algorithm with an approximate oracle; the others are not drawn."""
+    names = _alpha_names(_names(result, algorithms))
+    colors = algorithm_colors(_names(result, algorithms))
+    ydim = hv.Dimension("alpha_regret", label="cumulative (alpha-)regret")
+    frames = alpha_regret_frames(result, names)
+    layers: list[Any] = []
+    for k, name in enumerate(names):
+        band, curve, plain = frames[3 * k : 3 * k + 3]
+        layers.append(
+            hv.Area(band, kdims=[T_DIM], vdims=[ydim, "alpha_regret_hi"], datatype=DT).opts(
+                color=colors[name], alpha=0.18, line_alpha=0, show_legend=False, clone=False
+            )
+        )
+        layers.append(
+            hv.Curve(
+                curve,
+                kdims=[T_DIM],
+                vdims=[ydim, hv.Dimension("std", label="sd over runs")],
+                label=f"{name}: alpha-regret",
+                datatype=DT,
+            ).opts(color=colors[name], line_width=3, tools=["hover"], clone=False)
+        )
+        layers.append(
+            hv.Curve(plain, kdims=[T_DIM], vdims=[ydim], label=f"{name}: regret", datatype=DT).opts(
+                color=colors[name], line_dash="dashed", line_width=2, clone=False
+            )
+        )
+    alpha = (result.spec or {}).get("alpha") if result is not None else None
+    title = "alpha-regret: alpha T r(a*) - Σ r(a_t) (Theorem 7)"
+    if alpha is not None:
+        title += f", alpha = {float(alpha):g}"
+    return hv.Overlay(layers).opts(
+        **_base_opts(
+            title=title,
+            legend_position="right",
+            xlim=_xlim(result) or (None, None),
+            xformatter=T_FORMAT,
+        )
+    )
+
+
+def _make(ctx: PlotContext) -> LivePlot:
+    names = list(ctx.algorithms)
+    return LivePlot(
+        "alpha-regret",
+        lambda data: alpha_regret_plot(data, names),
+        ctx.result,
+        frames=lambda data: alpha_regret_frames(data, names),
+        y_keys=("alpha_regret", "alpha_regret_hi"),
+        x_range=ctx.x_range,
+    )
+
+
+PLOT = PlotModule(
+    key="alpha-regret",
+    caption=(
+        "alpha-AROQ-CMAB is judged by its alpha-regret (solid): alpha T r(a*) minus the reward "
+        "collected. Dashed: its ordinary regret; the gap is (1 - alpha) t r(a*)."
+    ),
+    problems=("cmab",),
+    make=_make,
+    when=lambda ctx: bool(_alpha_names(ctx.algorithms)),
+)
