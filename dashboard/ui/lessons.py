@@ -130,12 +130,16 @@ class MathSpan:
 def lessons_dir() -> Path:
     """Return the lessons folder.
 
-    ``$DASHBOARD_LESSONS_DIR`` if set and non-empty, else the repository's ``lessons/`` folder
-    found relative to the package (``dashboard/../lessons``).
+    ``$DASHBOARD_LESSONS_DIR`` if set and non-empty; else the copy an installed wheel carries
+    (``dashboard/lessons/``, put there by the build, see ``setup.py``); else the repository's
+    top-level ``lessons/`` folder (a checkout or an editable install).
     """
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return Path(env).expanduser()
+    packaged = Path(__file__).resolve().parent.parent / "lessons"
+    if packaged.is_dir() and any(packaged.glob("*.md")):
+        return packaged
     return Path(__file__).resolve().parent.parent.parent / "lessons"
 
 
