@@ -1,48 +1,53 @@
-"""The live dashboard: a ``pn.viewable.Viewer`` rendering the param models, and the template.
+"""The live dashboard: small Viewers composed into one page, and the template.
 
-:class:`DashboardApp` works on its own in a notebook (``pn.extension(); DashboardApp()``): its
-``__panel__`` is a plain layout (sidebar column + main area).  :func:`create_app` builds a fresh
-app (all state per session: nothing mutable lives at module level) and wraps it in a
-``BootstrapTemplate``; ``dashboard/main.py`` serves it.
+:class:`DashboardApp` only composes: :class:`~dashboard.ui.settings.ProblemSettings` (the
+sidebar's widgets, bound to :class:`~dashboard.ui.model.Config` with ``from_param``),
+:class:`~dashboard.ui.constants.ConstantsEditor`, :class:`~dashboard.ui.controls.RunControls`
+(buttons, progress, alerts, notices, download), :class:`~dashboard.ui.lesson_view.LessonPane`
+(lesson chooser, text and welcome card) and :class:`~dashboard.ui.board.PlotBoard` (the plot
+modules of ``dashboard/ui/plots/``), and runs the stream between the
+:class:`~dashboard.ui.model.RunModel` and the board.  It works on its own in a notebook
+(``pn.extension(); DashboardApp()``); :func:`create_app` builds a fresh one per browser
+session (nothing mutable at module level) in a ``BootstrapTemplate``; ``dashboard/main.py``
+serves it.
 
 Streaming: Run starts a periodic callback (every ``period_ms``) that calls
-:meth:`DashboardApp.tick`: the :class:`~dashboard.ui.model.RunModel` advances the simulation
-for about ``frame_seconds`` and the plots' ``hv.streams.Pipe``\\ s receive the new snapshot
-inside ``pn.io.hold()`` (one batched message per frame).  Overlapping ticks are skipped (lock).
+:meth:`DashboardApp.tick`: the run model advances the simulation for about ``frame_seconds``
+and the board's live plots receive the snapshot inside ``pn.io.hold()`` (one batched message
+per frame).  Overlapping ticks are skipped (lock); nothing is pushed to a page whose socket
+closed; a worker thread changes the document only through a next-tick callback
+(:mod:`dashboard.ui.document`).
 
-Stable hooks for browser tests (CSS classes): ``run-button``, ``pause-button``,
-``step-button``, ``reset-button``, ``progress-text``, ``problem-select``, ``algorithm-select``,
-``error-alert`` (configuration problems as a warning, a failed run as a danger alert),
-``lesson-select``, ``load-preset-button``, ``download-csv``; the welcome card shown before
-anything has run: ``welcome-card``, ``start-lesson-button`` (starts lesson 1) and one
-``lesson-start-button`` plus ``lesson-start-<N>`` per lesson; the collapsed "Algorithm
-constants" card ``constants-card`` (one widget per constant, CSS class
-``constant-<algorithm>-<name>``, its inline message ``constants-alert``).  Every plot pane
-carries a CSS class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's
-mean curves are Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose
-``data_source`` holds the columns ``t`` and ``regret`` (find them among the renderers of the
-newest figure named ``regret-plot``: BokehJS keeps replaced figures in its document, see
-docs/ARCHITECTURE.md).
+Stable hooks for browser tests (CSS classes): see the Viewers' modules; every plot pane
+carries a CSS class and name (``regret-plot``, ``timeline-plot``, ...); the regret plot's mean
+curves are Bokeh ``GlyphRenderer``\\ s named ``regret-<algorithm>`` whose ``data_source`` holds
+the columns ``t`` and ``regret`` (find them among the renderers of the newest figure named
+``regret-plot``: BokehJS keeps replaced figures in its document, see docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
 
-import asyncio
-import io
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import panel as pn
 import param
 
+from . import document
 from .board import PlotBoard
-from .live import LivePlot
-from .model import CONSTANTS, MAX_ALGORITHMS, SPEEDS, Config, Knob, RunModel
+from .constants import ConstantsEditor
+from .controls import RunControls
+from .lesson_view import LessonPane
+from .model import Config, RunModel
 from .plots import PlotModule
-from .safe import escape
-from .server import guard_panel_query_parser, quiet_closed_connections
+from .server import (
+    guard_panel_query_parser,
+    quiet_closed_connections,
+    serve_panel_css_locally,
+    session_query,
+)
+from .settings import ProblemSettings
 from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
@@ -52,9 +57,6 @@ __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
 #: refused key by :class:`~dashboard.ui.urlstate.UrlSync`.
 URL_PARAMETERS: dict[str, str] = url_keys(Config)
 
-_PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": "semiparametric"}
-_SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "max": "max"}
-
 #: Page CSS: projector-sized widgets (Bokeh widgets read ``--bokeh-font-size`` through their
 #: shadow roots; custom properties inherit), Markdown at 15px.
 _CSS = """
@@ -62,51 +64,55 @@ _CSS = """
 .bk-panel-models-markup-HTML, .markdown { font-size: 15px; }
 """
 
-#: Lesson text headings sized for a 430 px column (the browser default h1 is 2em of 15px).
-_LESSON_CSS = """
-h1 { font-size: 25px; line-height: 1.2; margin-top: 4px; }
-h2 { font-size: 20px; margin-top: 18px; }
-h3 { font-size: 17px; }
-"""
-
-
-def _math_renderer(content: str, options: dict[str, Any]) -> str:
-    """Render ``$...$`` / ``$$...$$`` as MathJax delimiters (typeset by Bokeh's MathJax).
-
-    The TeX is not HTML-escaped: the Markdown model replaces every math span by MathJax's SVG
-    before the text reaches the DOM, and escaping would show ``&amp;`` in aligned equations.
-    """
-    if options.get("display_mode"):
-        return f'<div class="math">$${content}$$</div>'
-    return f'<span class="math">\\({content}\\)</span>'
-
-
-def _dollarmath(md: Any) -> None:
-    """markdown-it plugin: dollar math (``$x$`` inline, ``$$`` blocks) for lesson text."""
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-
-    dollarmath_plugin(md, double_inline=True, renderer=_math_renderer)
-
-
-def _load_lessons() -> list[Any]:
-    """The lessons (empty if the lesson module or files are unavailable)."""
-    try:
-        from .lessons import load_lessons
-    except ImportError:
-        return []
-    try:
-        return list(load_lessons())
-    except (OSError, ValueError):
-        return []
-
-
-def _lesson_text(lesson: Any) -> str:
-    try:
-        from .lessons import lesson_markdown_without_preset
-
-        return lesson_markdown_without_preset(lesson)
-    except ImportError:
-        return str(lesson.markdown)
+#: Names kept on the app for its components' widgets (tests, notebooks): name -> (part, attr).
+_PARTS = {
+    **{
+        n: ("settings", n)
+        for n in (
+            "problem_select",
+            "d_input",
+            "cmab_widgets",
+            "sp_widgets",
+            "algorithm_select",
+            "horizon_input",
+            "runs_input",
+            "seed_input",
+            "speed_select",
+            "log_toggle",
+        )
+    },
+    **{
+        n: ("controls", n)
+        for n in (
+            "run_button",
+            "pause_button",
+            "step_button",
+            "reset_button",
+            "progress_text",
+            "progress_bar",
+            "alert",
+            "url_notice",
+            "notice",
+            "download",
+            "show_url_notices",
+        )
+    },
+    "constants_card": ("constants", "card"),
+    "constants_alert": ("constants", "alert"),
+    "constants_reset": ("constants", "reset_button"),
+    "_constant_widgets": ("constants", "widgets"),
+    "lesson_select": ("lessons_view", "select"),
+    "load_preset_button": ("lessons_view", "preset_button"),
+    "lesson_pane": ("lessons_view", "text"),
+    "lesson_column": ("lessons_view", "column"),
+    "welcome": ("lessons_view", "welcome"),
+    "start_lesson_button": ("lessons_view", "start_button"),
+    "lesson_buttons": ("lessons_view", "buttons"),
+    "_lessons": ("lessons_view", "lessons"),
+    "plots": ("board", "plots"),
+    "panes": ("board", "panes"),
+    "x_range": ("board", "x_range"),
+}
 
 
 class DashboardApp(pn.viewable.Viewer):
@@ -127,11 +133,11 @@ class DashboardApp(pn.viewable.Viewer):
         Wall time one frame should cost (simulation + snapshot + plot update): the simulation
         budget of a frame is ``frame_target`` minus the measured cost of the rest (a moving
         average), between ``min(0.01, frame_seconds)`` and ``frame_seconds``.
-    plot_modules : list of PlotModule, optional
-        The plots of the board (default :data:`dashboard.ui.plots.PLOTS`).
     first_frame_seconds : float
         Simulation budget of the first frame, computed inside the Run click itself (so the
         plots show data as soon as Run returns, whatever T is).
+    plot_modules : list of PlotModule, optional
+        The plots of the board (default :data:`dashboard.ui.plots.PLOTS`).
     """
 
     config = param.ClassSelector(class_=Config, doc="The configuration model.")
@@ -162,285 +168,61 @@ class DashboardApp(pn.viewable.Viewer):
         #: the session's document (None headless); Bokeh models change only on its thread
         self._doc = pn.state.curdoc
         self._sim_id: int | None = None
+        self.settings = ProblemSettings(config)
+        self.constants = ConstantsEditor(config)
+        self.controls = RunControls(
+            on_run=self.run,
+            on_pause=self.toggle_pause,
+            on_step=self.step,
+            on_reset=self.reset,
+            csv=self._csv,
+        )
+        self.lessons_view = LessonPane(
+            on_start=self.start_lesson, on_preset=self.load_lesson_preset
+        )
         self.board = PlotBoard(plot_modules)
-        self._lessons = _load_lessons()
-        self._build_widgets()
         self._build_plots()
-        self._build_layout()
-        self.config.param.watch(self._on_config, ["errors", "problem", "algorithm_options"])
-        self.config.param.watch(self._on_names, ["problem", "seed"])
-        self.config.param.watch(self._on_log_axes, ["log_axes"])
-        self.config.param.watch(self._on_idle_structure, ["problem", "algorithms"])
+        self.plot_area = pn.Column(
+            self.lessons_view.welcome, self.board, sizing_mode="stretch_width"
+        )
+        self.sidebar = pn.Column(
+            self.settings,
+            self.constants,
+            pn.layout.Divider(),
+            self.controls,
+            pn.layout.Divider(),
+            self.lessons_view,
+            sizing_mode="stretch_width",
+            name="controls",
+        )
+        self.main = pn.Row(
+            self.plot_area, self.lessons_view.column, sizing_mode="stretch_width", name="main"
+        )
+        self._layout = pn.Row(
+            pn.Column(self.sidebar, width=340), self.main, sizing_mode="stretch_width"
+        )
+        for widget in self.sidebar.select(pn.widgets.Widget):
+            widget.sizing_mode = "stretch_width"
+        c = self.config
+        c.param.watch(self._on_status, ["errors", "problem", "algorithm_options"])
+        c.param.watch(self._on_names, ["problem", "seed"])
+        c.param.watch(self._on_log_axes, ["log_axes"])
+        c.param.watch(self._on_idle_structure, ["problem", "algorithms"])
         # the idle progress shows T; the notice says when a run's plots show older settings
-        self.config.param.watch(self._on_status, ["horizon", "algorithms"])
+        c.param.watch(self._on_status, ["horizon", "algorithms"])
         self.run_model.param.watch(self._on_status, ["status", "error", "t", "queued"])
-        self._on_config()
+        self.lessons_view.param.watch(self._on_lesson, "slug")
+        self._on_names()
         self._on_status()
 
-    # ------------------------------------------------------------------ widgets
-    def _build_widgets(self) -> None:
-        c = self.config
-        self.problem_select = pn.widgets.Select.from_param(
-            c.param.problem,
-            label="Problem",
-            options=_PROBLEM_LABELS,
-            css_classes=["problem-select"],
-        )
-        self.d_input = pn.widgets.IntInput.from_param(c.param.d, label="d (arms / dimension)")
-        self.cmab_widgets = pn.Column(
-            pn.widgets.IntInput.from_param(c.param.m, label="m (max action size)"),
-            pn.widgets.Select.from_param(c.param.actions, label="Action family"),
-            pn.widgets.Select.from_param(c.param.reward, label="Reward model"),
-            pn.widgets.FloatInput.from_param(
-                c.param.oracle_delay, label="Oracle cost (seconds per call)", step=0.001
-            ),
-            pn.widgets.FloatSlider.from_param(
-                c.param.alpha, label="alpha (approximate oracle)", step=0.05
-            ),
-            sizing_mode="stretch_width",
-            margin=0,
-        )
-        self.sp_widgets = pn.Column(
-            pn.widgets.IntInput.from_param(c.param.K, label="K (arms)"),
-            pn.widgets.Select.from_param(c.param.shift, label="Shift type ν_t"),
-            pn.widgets.FloatInput.from_param(c.param.magnitude, label="Shift magnitude", step=0.1),
-            pn.widgets.FloatInput.from_param(c.param.gap, label="Gap Δ*", step=0.05),
-            pn.widgets.FloatInput.from_param(c.param.noise, label="Noise level σ", step=0.1),
-            sizing_mode="stretch_width",
-            margin=0,
-        )
-        self.algorithm_select = pn.widgets.MultiChoice(
-            label=f"Algorithms (up to {MAX_ALGORITHMS})",
-            **_algorithm_choices(c),
-            max_items=MAX_ALGORITHMS,
-            css_classes=["algorithm-select"],
-            sizing_mode="stretch_width",
-        )
-        self.algorithm_select.param.watch(self._on_algorithm_widget, "value")
-        c.param.watch(self._on_algorithms_param, "algorithms")
-        self.horizon_input = pn.widgets.IntInput.from_param(
-            c.param.horizon, label="Horizon T", step=10_000
-        )
-        self.runs_input = pn.widgets.IntInput.from_param(c.param.runs, label="Repetitions")
-        self.seed_input = pn.widgets.IntInput.from_param(c.param.seed, label="Seed")
-        self.speed_select = pn.widgets.RadioButtonGroup.from_param(
-            c.param.speed, label="Playback speed", options=list(SPEEDS)
-        )
-        self.log_toggle = pn.widgets.Checkbox.from_param(
-            c.param.log_axes, label="Log-log regret axes"
-        )
+    def __getattr__(self, name: str) -> Any:
+        part = _PARTS.get(name)
+        if part is None:
+            raise AttributeError(name)
+        return getattr(object.__getattribute__(self, part[0]), part[1])
 
-        self.run_button = pn.widgets.Button(
-            label="▶ Run", color="primary", css_classes=["run-button"]
-        )
-        self.pause_button = pn.widgets.Button(
-            label="Pause", color="default", css_classes=["pause-button"]
-        )
-        self.step_button = pn.widgets.Button(
-            label="Step", color="default", css_classes=["step-button"]
-        )
-        self.reset_button = pn.widgets.Button(
-            label="Reset", color="default", css_classes=["reset-button"]
-        )
-        self.run_button.on_click(lambda _e: self.run())
-        self.pause_button.on_click(lambda _e: self.toggle_pause())
-        self.step_button.on_click(lambda _e: self.step())
-        self.reset_button.on_click(lambda _e: self.reset())
-        self.progress_text = pn.pane.Markdown(
-            "", css_classes=["progress-text"], margin=(0, 10), styles={"font-size": "16px"}
-        )
-        self.progress_bar = pn.indicators.Progress(
-            value=0, max=100, sizing_mode="stretch_width", height=14
-        )
-        self.alert = pn.pane.Alert(
-            "", alert_type="warning", css_classes=["error-alert"], visible=False
-        )
-        self.notice = pn.pane.Alert(
-            "", alert_type="info", css_classes=["notice-alert"], visible=False
-        )
-        #: what the page address asked for and did not get (one escaped line per key)
-        self.url_notice = pn.pane.Alert(
-            "", alert_type="warning", css_classes=["url-notice"], visible=False
-        )
-        self.download = pn.widgets.FileDownload(
-            callback=self._csv,
-            filename=self._csv_name(),
-            label="Download results (CSV)",
-            color="success",
-            css_classes=["download-csv"],
-            disabled=True,
-            sizing_mode="stretch_width",
-        )
-        titles = {"(no lesson)": ""}
-        titles.update({f"{le.number}. {le.title}": le.slug for le in self._lessons})
-        self.lesson_select = pn.widgets.Select(
-            label="Lesson", options=titles, value="", css_classes=["lesson-select"]
-        )
-        self.load_preset_button = pn.widgets.Button(
-            label="Load this lesson's preset",
-            color="primary",
-            css_classes=["load-preset-button"],
-            disabled=True,
-        )
-        self.lesson_pane = pn.pane.Markdown(
-            "",
-            plugins=[_dollarmath],
-            sizing_mode="stretch_width",
-            styles={"font-size": "15px"},
-            stylesheets=[_LESSON_CSS],
-            css_classes=["lesson-text"],
-        )
-        self.lesson_select.param.watch(self._on_lesson, "value")
-        self.load_preset_button.on_click(lambda _e: self.load_lesson_preset())
-        self.welcome = self._welcome_card()
-        self._constant_widgets: dict[tuple[str, str], Any] = {}
-        self._syncing_constants = False
-        self.constants_alert = pn.pane.Alert(
-            "", alert_type="warning", css_classes=["constants-alert"], visible=False
-        )
-        self.constants_reset = pn.widgets.Button(
-            label="All constants to the papers' defaults",
-            color="default",
-            css_classes=["constants-reset-button"],
-        )
-        self.constants_reset.on_click(lambda _e: setattr(self.config, "constants", None))
-        self.constants_body = pn.Column(sizing_mode="stretch_width", margin=0)
-        self.constants_card = pn.Card(
-            pn.pane.Markdown(
-                "Constants the papers leave open (see docs/DIFFERENCES.md). Changed values "
-                "go into the link and the preset.",
-                styles={"font-size": "14px"},
-            ),
-            self.constants_body,
-            self.constants_alert,
-            self.constants_reset,
-            title="Algorithm constants",
-            collapsed=True,
-            css_classes=["constants-card"],
-            sizing_mode="stretch_width",
-        )
-        self._build_constant_widgets()
-        self.config.param.watch(self._on_constants_param, ["constants"])
-
-    def _constant_widget(self, algorithm: str, knob: Knob) -> Any:
-        value = self.config.constant(algorithm, knob.name)
-        css = [f"constant-{algorithm}-{knob.name}".replace(" ", "-")]
-        if knob.kind == "choice":
-            widget = pn.widgets.Select(
-                label=knob.label, options=list(knob.choices), css_classes=css
-            )
-        elif knob.kind == "bool":  # declared by plug-ins (no built-in card constant is one)
-            widget = pn.widgets.Checkbox(label=knob.label, css_classes=css)
-        elif knob.kind == "int":
-            widget = pn.widgets.IntInput(
-                label=knob.label, value=None, placeholder="auto", css_classes=css
-            )
-        else:
-            widget = pn.widgets.FloatInput(label=knob.label, value=None, step=0.05, css_classes=css)
-        _show_value(widget, value)
-        widget.sizing_mode = "stretch_width"
-
-        def changed(event: Any, algorithm: str = algorithm, name: str = knob.name) -> None:
-            if not self._syncing_constants:
-                self.config.set_constant(algorithm, name, event.new)
-
-        widget.param.watch(changed, "value")
-        return widget
-
-    def _build_constant_widgets(self) -> None:
-        """One group of widgets per chosen algorithm that has constants (CONSTANTS)."""
-        self._constant_widgets = {}
-        groups: list[Any] = []
-        for algorithm in self.config.algorithms:
-            knobs = CONSTANTS.get(algorithm, ())
-            if not knobs:
-                continue
-            groups.append(pn.pane.Markdown(f"**{escape(algorithm)}**", margin=(8, 10, 0, 10)))
-            for knob in knobs:
-                widget = self._constant_widget(algorithm, knob)
-                self._constant_widgets[(algorithm, knob.name)] = widget
-                groups.append(widget)
-        if not groups:
-            groups = [pn.pane.Markdown("The chosen algorithms have no open constants.")]
-        self.constants_body.objects = groups
-        self._show_constant_errors()
-
-    def _on_constants_param(self, *_: Any) -> None:
-        """The constants changed (URL, preset, reset button): show them in the widgets."""
-        self._syncing_constants = True
-        try:
-            for (algorithm, name), widget in self._constant_widgets.items():
-                value = self.config.constant(algorithm, name)
-                if widget.value != value:
-                    _show_value(widget, value)
-        finally:
-            self._syncing_constants = False
-        self._show_constant_errors()
-
-    def _show_constant_errors(self) -> None:
-        errors = self.config._check_constants()
-        self.constants_alert.param.update(
-            object=_escape_all(errors) + (" Fix this to enable Run." if errors else ""),
-            visible=bool(errors),
-        )
-        if errors:
-            self.constants_card.collapsed = False  # an invalid value never hides
-
-    def _welcome_card(self) -> pn.Column:
-        """The card shown in the main area while nothing has run: one click starts a lesson
-        (its text opens beside the plots, its preset is applied and the run starts)."""
-        first = self._lessons[0] if self._lessons else None
-        self.start_lesson_button = pn.widgets.Button(
-            label=f"Start lesson {first.number} ▶" if first else "No lessons found",
-            color="primary",
-            css_classes=["start-lesson-button"],
-            disabled=first is None,
-            height=54,
-            width=260,
-            stylesheets=[":host .bk-btn { font-size: 20px; font-weight: 600; }"],
-        )
-        if first is not None:
-            self.start_lesson_button.on_click(lambda _e, n=first.number: self.start_lesson(n))
-        rows = []
-        self.lesson_buttons: dict[int, pn.widgets.Button] = {}
-        for le in self._lessons:
-            button = pn.widgets.Button(
-                label=f"Lesson {le.number} ▶",
-                color="light",
-                css_classes=["lesson-start-button", f"lesson-start-{le.number}"],
-                width=120,
-                stylesheets=[":host .bk-btn { font-size: 15px; }"],
-            )
-            button.on_click(lambda _e, n=le.number: self.start_lesson(n))
-            self.lesson_buttons[le.number] = button
-            rows.append(
-                pn.Row(
-                    button,
-                    pn.pane.Markdown(
-                        escape(le.title), styles={"font-size": "16px"}, margin=(4, 10)
-                    ),
-                    sizing_mode="stretch_width",
-                )
-            )
-        intro = (
-            "## Welcome to the bandit teaching dashboard\n"
-            "One click opens a lesson beside the plots, sets up its experiment and runs it. "
-            "Or choose a problem and algorithms in the sidebar and press **▶ Run**."
-        )
-        return pn.Column(
-            pn.pane.Markdown(intro, styles={"font-size": "17px"}, sizing_mode="stretch_width"),
-            self.start_lesson_button,
-            *rows,
-            css_classes=["welcome-card"],
-            sizing_mode="stretch_width",
-            styles={
-                "background": "#f2f7fb",
-                "border": "1px solid #b9d3e8",
-                "border-radius": "8px",
-                "padding": "6px 12px 12px 12px",
-            },
-            margin=(5, 10, 15, 10),
-        )
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._layout
 
     # ------------------------------------------------------------------ plots
     def _build_plots(self) -> None:
@@ -450,69 +232,8 @@ class DashboardApp(pn.viewable.Viewer):
         self.board.rebuild(c.algorithms, c.problem, c.log_axes, m.result, m.horizon or c.horizon)
 
     @property
-    def plots(self) -> dict[str, LivePlot]:
-        """Plot key -> live plot on the board."""
-        return self.board.plots
-
-    @property
-    def panes(self) -> dict[str, Any]:
-        """Plot key -> its pane."""
-        return self.board.panes
-
-    @property
-    def x_range(self) -> Any:
-        """The time axis shared by the time plots."""
-        return self.board.x_range
-
-    @property
     def _plots_structure(self) -> tuple[Any, ...] | None:
         return self.board.structure
-
-    def _build_layout(self) -> None:
-        self.plot_area = pn.Column(self.welcome, self.board, sizing_mode="stretch_width")
-        self.lesson_column = pn.Column(
-            self.lesson_pane, width=430, visible=False, scroll=True, max_height=1400
-        )
-        self.sidebar = pn.Column(
-            self.problem_select,
-            self.d_input,
-            self.cmab_widgets,
-            self.sp_widgets,
-            self.algorithm_select,
-            pn.Row(self.horizon_input, self.runs_input, sizing_mode="stretch_width"),
-            self.seed_input,
-            pn.pane.Markdown("Playback speed", margin=(0, 10)),
-            self.speed_select,
-            self.log_toggle,
-            self.constants_card,
-            pn.layout.Divider(),
-            pn.Row(self.run_button, self.pause_button, sizing_mode="stretch_width"),
-            pn.Row(self.step_button, self.reset_button, sizing_mode="stretch_width"),
-            self.progress_text,
-            self.progress_bar,
-            self.alert,
-            self.url_notice,
-            self.notice,
-            self.download,
-            pn.layout.Divider(),
-            pn.pane.Markdown("### Lessons", margin=(0, 10)),
-            self.lesson_select,
-            self.load_preset_button,
-            sizing_mode="stretch_width",
-            name="controls",
-        )
-        self.main = pn.Row(
-            self.plot_area, self.lesson_column, sizing_mode="stretch_width", name="main"
-        )
-        self._layout = pn.Row(
-            pn.Column(self.sidebar, width=340), self.main, sizing_mode="stretch_width"
-        )
-
-        for widget in self.sidebar.select(pn.widgets.Widget):
-            widget.sizing_mode = "stretch_width"
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self._layout
 
     # ------------------------------------------------------------------ actions
     def run(self) -> None:
@@ -574,11 +295,11 @@ class DashboardApp(pn.viewable.Viewer):
         if not self._tick_lock.acquire(blocking=False):
             return False
         try:
-            if not self._page_connected():
+            if not document.page_connected(self._doc):
                 return False  # the page is gone: push nothing (dispose() ends the run)
             budget = self.frame_budget()
             start = time.perf_counter()
-            if not self._needs_document_callback():
+            if not document.needs_callback(self._doc):
                 # one browser update per frame: the progress text ("done") and the data it
                 # describes reach the page together, never the status first
                 with pn.io.hold():
@@ -615,24 +336,24 @@ class DashboardApp(pn.viewable.Viewer):
 
     def load_lesson_preset(self) -> bool:
         """Apply the selected lesson's preset to the configuration; return whether it applied."""
-        lesson = self._lesson()
+        lesson = self.lessons_view.lesson
         if lesson is None:
             return False
         try:
             # a lesson starts from the papers' constants unless its preset sets some
             self.config.apply_preset({"constants": None, **dict(lesson.preset)})
         except ValueError as exc:
-            self._show_alert(str(exc), "danger")
+            self.controls.show_alert(str(exc), "danger")
             return False
         return True
 
     def start_lesson(self, number: int | str) -> bool:
         """One click to a running lesson: open lesson ``number`` (its number or slug) beside the
         plots, apply its preset and start the run.  Returns whether the run started."""
-        lesson = self._find_lesson(number)
+        lesson = self.lessons_view.find(number)
         if lesson is None:
             return False
-        self.lesson_select.value = lesson.slug
+        self.lessons_view.select.value = lesson.slug
         if not self.load_lesson_preset():
             return False
         self.run()
@@ -647,15 +368,17 @@ class DashboardApp(pn.viewable.Viewer):
         number = str(query.get("lesson", "")).strip()
         if not number:
             return
-        lesson = self._find_lesson(number)
+        lesson = self.lessons_view.find(number)
         if lesson is None:
-            numbers = ", ".join(str(le.number) for le in self._lessons) or "none available"
-            self._show_alert(
+            numbers = (
+                ", ".join(str(le.number) for le in self.lessons_view.lessons) or "none available"
+            )
+            self.controls.show_alert(
                 f"There is no lesson {number!r} (lesson=N in the address); lessons: {numbers}.",
                 "warning",
             )
             return
-        self.lesson_select.value = lesson.slug
+        self.lessons_view.select.value = lesson.slug
         applied = self.load_lesson_preset()
         autorun = str(query.get("autorun", "")).strip().lower() in ("1", "true", "yes", "on")
         if applied and autorun:
@@ -701,96 +424,16 @@ class DashboardApp(pn.viewable.Viewer):
             self.board.push(self.run_model.result, full=full)
             self._on_status()
 
-    def _session(self) -> Any:
-        ctx = getattr(self._doc, "session_context", None)
-        return None if ctx is None else ctx.session
-
-    def _page_connected(self) -> bool:
-        """False once a served page's socket closed (or its session ended): frames would be
-        pushed to a closed websocket, which Tornado logs as tracebacks.  Always True without
-        a server (notebook, headless)."""
-        ctx = getattr(self._doc, "session_context", None)
-        if ctx is None:
-            return True
-        session = ctx.session
-        if session is None:  # the session is being created: no page yet, nothing streams
-            return True
-        return not session.destroyed and session.connection_count > 0
-
-    def _needs_document_callback(self) -> bool:
-        """Whether this thread must not change the served document directly (a worker
-        thread of ``--num-threads``; the event loop's own callbacks hold the lock)."""
-        if getattr(self._doc, "session_context", None) is None:
-            return False
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return True
-        return False
-
-    def _in_document(self, change: Callable[[], None]) -> None:
-        """Run ``change`` now if this thread may change the document, else on the event
-        loop with the document lock held (Bokeh's next-tick callback); dropped if the session
-        has ended."""
-        if not self._needs_document_callback():
-            change()
-            return
-        session = self._session()
-        if session is not None and session.destroyed:
-            return
-        self._doc.add_next_tick_callback(change)
-
-    def _lesson(self) -> Any:
-        slug = self.lesson_select.value
-        return next((le for le in self._lessons if le.slug == slug), None)
-
-    def _find_lesson(self, key: int | str) -> Any:
-        """The lesson with this number (``3``, ``"3"``, ``"03"``) or slug, else ``None``."""
-        text = str(key).strip().lower()
-        for le in self._lessons:
-            if text == le.slug or (text.isdigit() and int(text) == le.number):
-                return le
-        return None
+    def _in_document(self, change: Any) -> None:
+        document.in_document(self._doc, change)
 
     def _on_lesson(self, *_: Any) -> None:
-        lesson = self._lesson()
-        self.load_preset_button.disabled = lesson is None
-        self.lesson_column.visible = lesson is not None
-        self.board.ncols = 1 if lesson is not None else 2  # plots stay wide beside the lesson
-        self.lesson_pane.object = "" if lesson is None else _lesson_text(lesson)
-        self._on_status()
-
-    def _on_algorithm_widget(self, event: Any) -> None:
-        if not getattr(self, "_showing_algorithms", False) and list(event.new) != list(
-            self.config.algorithms
-        ):
-            self.config.algorithms = list(event.new)
-
-    def _on_algorithms_param(self, event: Any) -> None:
-        self._build_constant_widgets()
-        if list(event.new) != list(self.algorithm_select.value):
-            self._show_algorithms()
-
-    def _show_algorithms(self) -> None:
-        """The model's algorithms into the widget (never written back from here)."""
-        self._showing_algorithms = True
-        try:
-            self.algorithm_select.param.update(**_algorithm_choices(self.config))
-        finally:
-            self._showing_algorithms = False
-
-    def _on_config(self, *_: Any) -> None:
-        c = self.config
-        cmab = c.problem == "cmab"
-        self.cmab_widgets.visible = cmab
-        self.sp_widgets.visible = not cmab
-        self._show_algorithms()
-        if hasattr(self, "constants_alert"):
-            self._show_constant_errors()
+        lesson_open = self.lessons_view.lesson is not None
+        self.board.ncols = 1 if lesson_open else 2  # plots stay wide beside the lesson
         self._on_status()
 
     def _on_names(self, *_: Any) -> None:
-        self.download.filename = self._csv_name()
+        self.controls.download.filename = f"bandit-{self.config.problem}-seed{self.config.seed}.csv"
 
     def _on_idle_structure(self, *_: Any) -> None:
         """Nothing has run yet (or Reset cleared it): draw the empty plots of the new problem /
@@ -821,20 +464,16 @@ class DashboardApp(pn.viewable.Viewer):
     def _on_status(self, *_: Any) -> None:
         if self._quiet_status:
             return  # a worker thread's frame: the document callback shows the status
-        m, c = self.run_model, self.config
+        m, c, ui = self.run_model, self.config, self.controls
         status = m.status
-        self.run_button.disabled = not c.valid
-        self.pause_button.disabled = status not in ("running", "paused")
-        self.pause_button.label = "Resume" if status == "paused" else "Pause"
-        self.step_button.disabled = not c.valid and m.sim is None
-        horizon = m.horizon or c.horizon
-        label = {"idle": "ready", "running": "running", "paused": "paused", "done": "done"}
-        self.progress_text.object = (
-            f"**t = {m.t:,} / {horizon:,}** &nbsp; ({label.get(status, 'stopped')})"
+        ui.run_button.disabled = not c.valid
+        ui.pause_button.disabled = status not in ("running", "paused")
+        ui.step_button.disabled = not c.valid and m.sim is None
+        ui.show_progress(m.t, m.horizon or c.horizon, status)
+        ui.download.disabled = m.result is None
+        self.lessons_view.welcome.visible = (
+            status == "idle" and not self.lessons_view.column.visible
         )
-        self.progress_bar.value = int(100 * m.t / horizon) if horizon else 0
-        self.download.disabled = m.result is None
-        self.welcome.visible = status == "idle" and not self.lesson_column.visible
         notices = m.notices()
         if (
             m.result is not None
@@ -847,92 +486,17 @@ class DashboardApp(pn.viewable.Viewer):
                 f"The plots show the run that {verb} with the previous problem or algorithms: "
                 "press Run for the new settings (Reset clears the plots)."
             )
-        self.notice.param.update(object=_escape_all(notices), visible=bool(notices))
+        ui.show_notices(notices)
         if status == "error" and m.error:
-            self._show_alert(m.error, "danger")
+            ui.show_alert(m.error, "danger")
         elif c.errors:
-            self._show_alert(c.errors, "warning", suffix=" Fix this to enable Run.")
+            ui.show_alert(c.errors, "warning", suffix=" Fix this to enable Run.")
         else:
-            self.alert.visible = False
+            ui.hide_alert()
 
-    def show_url_notices(self, notices: list[str]) -> None:
-        """Show what the page address asked for and did not get (one line per refused key,
-        escaped: the address is user input); an empty list hides the notice."""
-        text = "\n".join(f"- {escape(n, 400)}" for n in notices)
-        self.url_notice.param.update(object=text, visible=bool(notices))
-
-    def _show_alert(self, text: str | list[str], kind: str, suffix: str = "") -> None:
-        """Show plain sentences in the alert; they are escaped (they quote user input)."""
-        sentences = [text] if isinstance(text, str) else list(text)
-        self.alert.param.update(
-            object=_escape_all(sentences) + suffix, alert_type=kind, visible=True
-        )
-
-    def _csv_name(self) -> str:
-        return f"bandit-{self.config.problem}-seed{self.config.seed}.csv"
-
-    def _csv(self) -> io.StringIO:
+    def _csv(self) -> str:
         result = self.run_model.result
-        return io.StringIO("" if result is None else result.to_csv())
-
-
-def _algorithm_choices(config: Config) -> dict[str, list[str]]:
-    """Options and value of the algorithm MultiChoice: the problem's algorithms plus any other
-    *registered* name chosen (its alert explains why it does not fit).  A name that is not
-    registered never reaches the widget: Bokeh's MultiChoice (Choices.js, ``allowHTML``)
-    renders option labels as HTML; the alert names it, escaped."""
-    options = list(config.algorithm_options)
-    known = set(Config.options_for("cmab")) | set(Config.options_for("semiparametric"))
-    extra = [a for a in config.algorithms if a not in options and a in known]
-    return {"options": options + extra, "value": [a for a in config.algorithms if a in known]}
-
-
-def _show_value(widget: Any, value: Any) -> None:
-    """Show a constant's value in its widget; a value of the wrong type (set from code) leaves
-    the widget as it is: the constants alert explains the value."""
-    try:
-        widget.value = value
-    except (ValueError, TypeError):
-        pass
-
-
-def _escape_all(sentences: list[str]) -> str:
-    """Plain sentences as one escaped Markdown paragraph (each cut to 400 characters)."""
-    return " ".join(escape(s, 400) for s in sentences)
-
-
-def _session_query() -> dict[str, str]:
-    """The page's URL query of a served session (first value per key; empty otherwise)."""
-    try:
-        args = pn.state.session_args or {}
-    except Exception:  # no session (notebook, headless)
-        return {}
-    out: dict[str, str] = {}
-    for key, values in args.items():
-        if values:
-            value = values[0]
-            out[key] = value.decode() if isinstance(value, bytes) else str(value)
-    return out
-
-
-def _serve_panel_css_locally() -> None:
-    """Make every Panel stylesheet of this session come from this server, not the CDN.
-
-    Panel points its stylesheets at ``cdn.holoviz.org`` while a session's document is built and
-    rewrites them to the server's own copies only when it renders the page's HTML. A session
-    that Bokeh creates from the websocket instead (the page's session expired before the
-    socket connected, e.g. on a loaded machine, or after a reconnect) never gets that rewrite,
-    so an offline classroom would see unstyled widgets. Telling the document its ``dist_url``
-    up front (the value Panel would set, honouring ``pn.config.resources``) makes both paths
-    load only local files. ``_template_variables`` is private Panel API; Panel itself reads and
-    writes it for exactly this purpose (``panel/io/server.py``, ``panel/reactive.py``).
-    """
-    doc = pn.state.curdoc
-    if doc is None or doc.session_context is None:
-        return  # notebooks and headless use have their own resource handling
-    from panel.io.resources import get_dist_path
-
-    doc._template_variables.setdefault("dist_url", get_dist_path())
+        return "" if result is None else result.to_csv()
 
 
 def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
@@ -947,13 +511,13 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
     """
     pn.extension("mathjax", raw_css=[_CSS], notifications=False)
-    _serve_panel_css_locally()
+    serve_panel_css_locally()
     quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
     guard_panel_query_parser()  # before pn.state.location parses the page's query
     app = DashboardApp(**kwargs)
     if pn.state.location is not None:
-        app.url_sync = UrlSync(app.config, pn.state.location, app.show_url_notices)
-    query = _session_query()
+        app.url_sync = UrlSync(app.config, pn.state.location, app.controls.show_url_notices)
+    query = session_query()
     if query.get("lesson"):
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(lambda: app.apply_query(query))  # after the URL sync, page loaded

@@ -32,12 +32,16 @@ import gc
 import logging
 from typing import Any
 
+import panel as pn
+
 __all__ = [
     "MAX_HEADER_BYTES",
     "guard_panel_query_parser",
     "harden_server",
     "quiet_closed_connections",
     "raise_header_limit",
+    "serve_panel_css_locally",
+    "session_query",
 ]
 
 #: Largest request line + headers accepted (Chromium's own URL limit is 2 MB).
@@ -122,3 +126,37 @@ def harden_server() -> None:
         log.warning("could not raise the HTTP header limit: links over 64 kB will not load")
     quiet_closed_connections()
     guard_panel_query_parser()
+
+
+def session_query() -> dict[str, str]:
+    """The page's URL query of a served session (first value per key; empty otherwise)."""
+    try:
+        args = pn.state.session_args or {}
+    except Exception:  # no session (notebook, headless)
+        return {}
+    out: dict[str, str] = {}
+    for key, values in args.items():
+        if values:
+            value = values[0]
+            out[key] = value.decode() if isinstance(value, bytes) else str(value)
+    return out
+
+
+def serve_panel_css_locally() -> None:
+    """Make every Panel stylesheet of this session come from this server, not the CDN.
+
+    Panel points its stylesheets at ``cdn.holoviz.org`` while a session's document is built and
+    rewrites them to the server's own copies only when it renders the page's HTML. A session
+    that Bokeh creates from the websocket instead (the page's session expired before the
+    socket connected, e.g. on a loaded machine, or after a reconnect) never gets that rewrite,
+    so an offline classroom would see unstyled widgets. Telling the document its ``dist_url``
+    up front (the value Panel would set, honouring ``pn.config.resources``) makes both paths
+    load only local files. ``_template_variables`` is private Panel API; Panel itself reads and
+    writes it for exactly this purpose (``panel/io/server.py``, ``panel/reactive.py``).
+    """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return  # notebooks and headless use have their own resource handling
+    from panel.io.resources import get_dist_path
+
+    doc._template_variables.setdefault("dist_url", get_dist_path())

@@ -156,6 +156,8 @@ def _algorithms(raw: str) -> list[str]:
 
 def _constant_value(default: Any, value: Any) -> bool:
     """Whether ``value`` has the declared constant's kind (range checks are Config's)."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
     if isinstance(default, str):
         return isinstance(value, str) and len(value) <= 100
     if isinstance(value, bool) or not isinstance(value, (int, float)):

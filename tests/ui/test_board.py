@@ -70,3 +70,12 @@ def test_a_toy_plot_module_appears_on_the_headless_board_and_streams():
     app.config.problem = "semiparametric"
     assert "toy" not in app.plots and "weights" in app.plots
     app.dispose()
+
+
+def test_an_idle_semiparametric_board_names_its_own_rate_shape():
+    """The legend is drawn before any result: it must show the semiparametric rate."""
+    board = PlotBoard()
+    board.rebuild(["SBE"], "semiparametric", False)
+    board.plots["regret"].ensure_rendered(Document())
+    labels = [layer.label for layer in board.plots["regret"].element]
+    assert "rate shape √(d t log K)" in labels

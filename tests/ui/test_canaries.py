@@ -9,7 +9,7 @@ Found with ``grep -n '\\._' dashboard/ui dashboard/app_hooks.py`` and by reading
 ==============================================  ==========================================
 private attribute / behaviour                   used by
 ==============================================  ==========================================
-``Document._template_variables['dist_url']``    ``ui/app.py: _serve_panel_css_locally``
+``Document._template_variables['dist_url']``    ``ui/server.py: serve_panel_css_locally``
 ``pn.pane.Bokeh._get_model`` (override)         ``ui/live.py: _LazyBokeh``
 ``AreaPlot._split_area``                        ``ui/live.py: _columns``
 HoloViews plot ``subplots`` / ``handles`` /     ``ui/live.py: LivePlot`` (in-place updates)
@@ -59,7 +59,7 @@ def test_panel_reads_dist_url_from_the_documents_template_variables():
     _canary(
         isinstance(getattr(doc, "_template_variables", None), dict),
         "bokeh Document._template_variables (a dict)",
-        "dashboard/ui/app.py _serve_panel_css_locally",
+        "dashboard/ui/server.py serve_panel_css_locally",
         PANEL_OFFLINE_CSS,
         "find where Panel now takes the stylesheet base URL of a server session",
     )
@@ -72,10 +72,10 @@ def test_panel_reads_dist_url_from_the_documents_template_variables():
     _canary(
         bool(urls) and not any("cdn.holoviz.org" in u for u in urls),
         "Panel's use of Document._template_variables['dist_url'] for stylesheets",
-        "dashboard/ui/app.py _serve_panel_css_locally",
+        "dashboard/ui/server.py serve_panel_css_locally",
         PANEL_OFFLINE_CSS,
         "the offline page test (tests/browser) shows whether CDN CSS is back; re-point "
-        "_serve_panel_css_locally at Panel's new mechanism",
+        "serve_panel_css_locally at Panel's new mechanism",
     )
 
 

@@ -34,6 +34,7 @@ def regret_frames(
     algorithms: Sequence[str] | None = None,
     log_axes: bool = False,
     show_rate: bool = True,
+    problem: str | None = None,
 ) -> list[dict[str, np.ndarray]]:
     """Column data of :func:`regret_plot`'s layers, in layer order (plain numpy, no HoloViews):
     per algorithm a band ``{x, regret, regret_hi}`` then a curve ``{x, regret, std}``, then the
@@ -59,7 +60,7 @@ def regret_frames(
         frames.append({x: t[keep], "regret": lo, "regret_hi": hi})
         frames.append({x: t, "regret": mean, "std": std})
     if show_rate:
-        problem = _spec(result).get("problem", "cmab")
+        problem = _spec(result).get("problem", problem or "cmab")
         rt = np.zeros(0)
         if result is not None and result.t > 0:
             rt = (
@@ -79,6 +80,7 @@ def regret_plot(
     algorithms: Sequence[str] | None = None,
     log_axes: bool = False,
     show_rate: bool = True,
+    problem: str | None = None,
 ) -> hv.Overlay:
     """Cumulative regret: mean over repetitions with a +-1 standard deviation band, per
     algorithm, and the theoretical rate shape scaled to the median final mean regret.
@@ -93,12 +95,15 @@ def regret_plot(
         Log-log axes (the x dimension is then ``t_log``, not linked to the linear plots).
     show_rate : bool
         Draw the "rate shape" reference curve.
+    problem : str, optional
+        The problem whose rate is drawn before any result exists (the legend's formula is
+        fixed when the plot is first drawn; default: the result's, else cmab).
     """
     names = _names(result, algorithms)
     colors = algorithm_colors(names)
     tdim = T_LOG_DIM if log_axes else T_DIM
     ydim = hv.Dimension("regret", label="cumulative regret")
-    frames = regret_frames(result, names, log_axes, show_rate)
+    frames = regret_frames(result, names, log_axes, show_rate, problem)
     layers: list[Any] = []
     for k, name in enumerate(names):
         band = hv.Area(
@@ -113,7 +118,7 @@ def regret_plot(
         ).opts(color=colors[name], line_width=3, tools=["hover"], clone=False)
         layers += [band, curve]
     if show_rate:
-        problem = _spec(result).get("problem", "cmab")
+        problem = _spec(result).get("problem", problem or "cmab")
         formula = "√(d t log K)" if problem == "semiparametric" else "√(m d t log t)"
         layers.append(
             hv.Curve(
@@ -158,10 +163,10 @@ def _make(ctx: PlotContext) -> LivePlot:
     names, log = list(ctx.algorithms), ctx.log_axes
     return LivePlot(
         "regret",
-        lambda data: regret_plot(data, names, log_axes=log),
+        lambda data: regret_plot(data, names, log_axes=log, problem=ctx.problem),
         ctx.result,
         on_render=_name_renderers(names),
-        frames=lambda data: regret_frames(data, names, log_axes=log),
+        frames=lambda data: regret_frames(data, names, log_axes=log, problem=ctx.problem),
         y_keys=("regret", "regret_hi"),
         x_range=None if log else ctx.x_range,  # the log-log plot has its own axis
     )

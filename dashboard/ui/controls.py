@@ -1,0 +1,135 @@
+"""Run controls and messages: Run / Pause / Step / Reset, the progress text and bar, the
+alert (configuration problems as a warning, a failed run as a danger alert), the address
+notice (what the link asked for and did not get), the run notice and the CSV download.
+
+Every message is plain text escaped here (:mod:`dashboard.ui.safe`): they quote algorithm
+names, constants and URL values, i.e. user input.  Hooks for browser tests: ``run-button``,
+``pause-button``, ``step-button``, ``reset-button``, ``progress-text``, ``error-alert``,
+``url-notice``, ``notice-alert``, ``download-csv``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+
+from .safe import escape
+
+__all__ = ["RunControls", "escape_all"]
+
+_STATUS = {"idle": "ready", "running": "running", "paused": "paused", "done": "done"}
+
+
+def escape_all(sentences: list[str]) -> str:
+    """Plain sentences as one escaped Markdown paragraph (each cut to 400 characters)."""
+    return " ".join(escape(s, 400) for s in sentences)
+
+
+class RunControls(pn.viewable.Viewer):
+    """The buttons and messages under the settings.
+
+    Parameters
+    ----------
+    on_run, on_pause, on_step, on_reset : callable
+        What the buttons do (the app's actions).
+    csv : callable
+        ``csv() -> str``: the results as CSV (the download).
+    """
+
+    def __init__(
+        self,
+        on_run: Callable[[], Any],
+        on_pause: Callable[[], Any],
+        on_step: Callable[[], Any],
+        on_reset: Callable[[], Any],
+        csv: Callable[[], str],
+        **params: Any,
+    ) -> None:
+        super().__init__(**params)
+        self.run_button = pn.widgets.Button(
+            label="▶ Run", color="primary", css_classes=["run-button"]
+        )
+        self.pause_button = pn.widgets.Button(
+            label="Pause", color="default", css_classes=["pause-button"]
+        )
+        self.step_button = pn.widgets.Button(
+            label="Step", color="default", css_classes=["step-button"]
+        )
+        self.reset_button = pn.widgets.Button(
+            label="Reset", color="default", css_classes=["reset-button"]
+        )
+        self.run_button.on_click(lambda _e: on_run())
+        self.pause_button.on_click(lambda _e: on_pause())
+        self.step_button.on_click(lambda _e: on_step())
+        self.reset_button.on_click(lambda _e: on_reset())
+        self.progress_text = pn.pane.Markdown(
+            "", css_classes=["progress-text"], margin=(0, 10), styles={"font-size": "16px"}
+        )
+        self.progress_bar = pn.indicators.Progress(
+            value=0, max=100, sizing_mode="stretch_width", height=14
+        )
+        self.alert = pn.pane.Alert(
+            "", alert_type="warning", css_classes=["error-alert"], visible=False
+        )
+        #: what the page address asked for and did not get (one escaped line per key)
+        self.url_notice = pn.pane.Alert(
+            "", alert_type="warning", css_classes=["url-notice"], visible=False
+        )
+        self.notice = pn.pane.Alert(
+            "", alert_type="info", css_classes=["notice-alert"], visible=False
+        )
+        self.download = pn.widgets.FileDownload(
+            callback=lambda: io.StringIO(csv()),
+            filename="results.csv",
+            label="Download results (CSV)",
+            color="success",
+            css_classes=["download-csv"],
+            disabled=True,
+            sizing_mode="stretch_width",
+        )
+
+    def show_progress(self, t: int, horizon: int, status: str) -> None:
+        """``t = ... / T (status)`` and the bar; Pause becomes Resume when paused."""
+        self.progress_text.object = (
+            f"**t = {t:,} / {horizon:,}** &nbsp; ({_STATUS.get(status, 'stopped')})"
+        )
+        self.progress_bar.value = int(100 * t / horizon) if horizon else 0
+        self.pause_button.label = "Resume" if status == "paused" else "Pause"
+
+    def show_notices(self, notices: list[str]) -> None:
+        """The run's notices (escaped; none: hidden)."""
+        self.notice.param.update(object=escape_all(notices), visible=bool(notices))
+
+    def show_alert(self, text: str | list[str], kind: str, suffix: str = "") -> None:
+        """Plain sentences in the alert, escaped (they quote user input)."""
+        sentences = [text] if isinstance(text, str) else list(text)
+        self.alert.param.update(
+            object=escape_all(sentences) + suffix, alert_type=kind, visible=True
+        )
+
+    def hide_alert(self) -> None:
+        """No problem to report."""
+        self.alert.visible = False
+
+    def show_url_notices(self, notices: list[str]) -> None:
+        """What the page address asked for and did not get (one escaped line per refused
+        key); an empty list hides the notice."""
+        text = "\n".join(f"- {escape(n, 400)}" for n in notices)
+        self.url_notice.param.update(object=text, visible=bool(notices))
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(
+            pn.Row(self.run_button, self.pause_button, sizing_mode="stretch_width"),
+            pn.Row(self.step_button, self.reset_button, sizing_mode="stretch_width"),
+            self.progress_text,
+            self.progress_bar,
+            self.alert,
+            self.url_notice,
+            self.notice,
+            self.download,
+            sizing_mode="stretch_width",
+            margin=0,
+        )
