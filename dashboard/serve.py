@@ -11,7 +11,8 @@ an optional password (Panel's built-in basic auth), and where simulations run:
   and ``dask worker tcp://host:8786`` on every machine that should help);
 * ``--in-process``: no Dask, every run in the server process (one user, a laptop).
 
-It also serves ``/instructor``: sessions, runs computing, and the workers' load.
+It also serves ``/instructor`` (sessions, runs computing, the workers' load), ``/sweep`` (the
+Sweep view on the same Dask client) and ``/play`` ("can you beat AROQ?").
 """
 
 from __future__ import annotations
@@ -185,6 +186,7 @@ def serve(
 
     from .ui.app import create_app
     from .ui.instructor import create_instructor_page
+    from .ui.pages import create_play_page, create_sweep_page
 
     prepare_engine(scheduler, in_process, workers, max_work)
     origins = list(websocket_origin or [])
@@ -194,14 +196,24 @@ def serve(
     if password is not None:
         auth = {"basic_auth": password, "cookie_secret": secrets.token_hex(32)}
     return pn.serve(
-        {"dashboard": create_app, "instructor": create_instructor_page},
+        {
+            "dashboard": create_app,
+            "instructor": create_instructor_page,
+            "sweep": create_sweep_page,
+            "play": create_play_page,
+        },
         address=address,
         port=port,
         websocket_origin=origins,
         num_procs=num_procs,
         show=show,
         start=start,
-        title={"dashboard": "Bandit teaching dashboard", "instructor": "Instructor"},
+        title={
+            "dashboard": "Bandit teaching dashboard",
+            "instructor": "Instructor",
+            "sweep": "Sweeps",
+            "play": "Can you beat AROQ?",
+        },
         unused_session_lifetime=15_000,
         check_unused_sessions=5_000,
         **auth,

@@ -80,8 +80,9 @@ def test_serve_in_process_serves_app_and_instructor_page():
     try:
         status, _, html = server.wait("/dashboard")
         assert status == 200 and "Bandit teaching dashboard" in html
-        status, _, html = server.wait("/instructor")
-        assert status == 200
+        for page in ("/instructor", "/sweep", "/play", "/play?problem=semiparametric"):
+            status, _, html = server.wait(page)
+            assert status == 200, page
     finally:
         log = server.stop()
     assert "Traceback" not in log, log[-3000:]

@@ -375,7 +375,7 @@ def test_aroq_stops_right_before_each_oracle_round():
         (lambda: AROQ(threshold_scale=0), "threshold_scale"),
         (lambda: AROQ(epoch0_size=-1), "epoch0_size"),
         (lambda: AlphaAROQ(alpha=0), "alpha"),
-        (lambda: AlphaAROQ(alpha=1.5), "alpha must be in"),
+        (lambda: AlphaAROQ(alpha=1.5), "alpha must be a number > 0 and <= 1"),
         (lambda: AlphaAROQ(approximate=3), "approximate"),
         (lambda: SROQ(M=0), "M must be"),
         (lambda: SROQ(M=2.5), "M must be an integer"),
