@@ -54,12 +54,14 @@ class PlayView(pn.viewable.Viewer):
             label="Play this round", color="success", css_classes=["play-submit"]
         )
         self.submit.on_click(lambda _e: self.play_round())
-        self.rule = pn.pane.Markdown(escape(f"Round 1 of {g.horizon}: {g.choose}."))
+        # projector-readable text: the rule, outcomes and the reveal are what a class reads
+        big = {"font-size": "18px"}
+        self.rule = pn.pane.Markdown(escape(f"Round 1 of {g.horizon}: {g.choose}."), styles=big)
         self.alert = pn.pane.Alert(
             "", alert_type="warning", visible=False, css_classes=["play-notice"]
         )
-        self.outcome = pn.pane.Markdown("", css_classes=["play-outcome"])
-        self.reveal = pn.pane.Markdown("", visible=False, css_classes=["play-reveal"])
+        self.outcome = pn.pane.Markdown("", css_classes=["play-outcome"], styles=big)
+        self.reveal = pn.pane.Markdown("", visible=False, css_classes=["play-reveal"], styles=big)
         self.plot = pn.pane.HoloViews(
             self._figure(), sizing_mode="stretch_width", css_classes=["play-plot"]
         )
