@@ -91,7 +91,6 @@ class SimulationActor:
             seed=request.seed,
             params={k: dict(v) for k, v in request.params.items()},
         )
-        self._rate = 0.0  # measured rounds per second
         self.run_id = uuid.uuid4().hex
 
     def _require(self) -> Simulation:
@@ -100,26 +99,11 @@ class SimulationActor:
         return self.sim
 
     def advance(self, target: int, seconds: float) -> Frame:
-        """Advance towards round ``target`` for about ``seconds`` (at least one round)."""
+        """Advance towards round ``target`` for about ``seconds`` (at least one chunk; the
+        pacing is :meth:`Simulation.advance_for`'s)."""
         sim = self._require()
         start = time.perf_counter()
-        target = min(int(target), sim.horizon)
-        deadline = start + max(0.0, float(seconds))
-        while sim.t < target:
-            budget = deadline - time.perf_counter()
-            if budget <= 0 and sim.t > 0:
-                break
-            rate = self._rate
-            # aim at 70% of the remaining budget: the measured rate fluctuates
-            chunk = max(1, min(target - sim.t, int(0.7 * rate * budget))) if rate > 0 else 1
-            t0, c0 = sim.t, time.perf_counter()
-            sim.advance_to(sim.t + chunk)
-            elapsed = time.perf_counter() - c0
-            if elapsed > 0 and sim.t > t0:
-                r = (sim.t - t0) / elapsed
-                self._rate = r if rate == 0 else 0.5 * rate + 0.5 * r
-            if budget <= 0:
-                break
+        sim.advance_for(seconds, until=target)
         return self._frame(time.perf_counter() - start)
 
     def step(self) -> Frame:

@@ -448,23 +448,32 @@ class Simulation:
                 self._alpha.append([g.alpha_regret() for g in self.groups])
         return self.t
 
-    def advance_for(self, seconds: float) -> int:
-        """Advance for about ``seconds`` of wall time (for streaming at a steady frame rate)."""
+    def advance_for(self, seconds: float, until: int | None = None) -> int:
+        """Advance towards round ``until`` (default T) for about ``seconds`` of wall time.
+
+        The one frame pacer: the dashboard's frames (in-process or on a Dask worker, see
+        :mod:`.remote`) and timed streaming all come here.  Every call plays at least one
+        chunk; chunks aim at 70% of the remaining budget from the measured rate (it
+        fluctuates), so a frame rarely overruns.  Chunking never changes the numbers.
+        """
         self._check_open()
         seconds = _check_seconds(seconds)
+        target = self.horizon
+        if until is not None:
+            target = min(check_int("until", until, 0, None), self.horizon)
         deadline = time.perf_counter() + seconds
-        while not self.done:
-            now = time.perf_counter()
-            if now >= deadline:
-                break
-            budget = deadline - now
-            chunk = max(1, int(self._rate * budget)) if self._rate > 0 else 1
+        while self.t < target:
+            budget = deadline - time.perf_counter()
+            rate = self._rate
+            chunk = max(1, min(target - self.t, int(0.7 * rate * budget))) if rate > 0 else 1
             before, start = self.t, time.perf_counter()
             self.advance_to(self.t + chunk)
             elapsed = time.perf_counter() - start
-            if elapsed > 0:
-                rate = (self.t - before) / elapsed
-                self._rate = rate if self._rate == 0 else 0.5 * self._rate + 0.5 * rate
+            if elapsed > 0 and self.t > before:
+                r = (self.t - before) / elapsed
+                self._rate = r if rate == 0 else 0.5 * rate + 0.5 * r
+            if time.perf_counter() >= deadline:
+                break
         return self.t
 
     def step(self) -> int:
