@@ -389,7 +389,7 @@ def test_two_sessions_are_isolated(page, chromium, served_app):
         assert "m must be at most d" in _text(other, "error-alert")
         _poll(lambda: _run_disabled(other))
         assert not _alert_visible(page) and not _run_disabled(page)
-        assert _input(page, "d (arms / dimension)").input_value() == "10"
+        assert _input(page, "d (arms / dimension)").input_value() == "20"  # the cmab default
         assert _progress(page)[2] == "running"
         assert _progress(other)[0] == 0
     finally:
