@@ -224,8 +224,8 @@ def test_the_dashboard_card_shows_a_plugin_switch_as_a_checkbox():
     try:
         app = DashboardApp(autostart_timer=False, frame_seconds=0.02)
         app.config.param.update(problem="semiparametric", algorithms=["Toy-switch"])
-        app._build_constant_widgets()
-        widget = app._constant_widgets[("Toy-switch", "loud")]
+        app.constants.rebuild()
+        widget = app.constants.widgets[("Toy-switch", "loud")]
         assert isinstance(widget, pn.widgets.Checkbox) and widget.value is False
         widget.value = True
         assert app.config.constants == {"Toy-switch": {"loud": True}} and app.config.valid
