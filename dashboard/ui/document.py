@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["in_document", "needs_callback", "page_connected"]
+__all__ = ["holds_lock", "in_document", "needs_callback", "page_connected"]
 
 
 def _session(doc: Any) -> Any:
@@ -32,16 +32,37 @@ def page_connected(doc: Any) -> bool:
     return not session.destroyed and session.connection_count > 0
 
 
+def holds_lock(session: Any) -> bool:
+    """Whether the event loop is inside one of ``session``'s locked callbacks.
+
+    Bokeh runs a session's callbacks under its document lock, except those marked ``nolock``:
+    Panel marks its widget-event callbacks so (a button click that arrives before the page
+    reported ``document_ready``, or while a widget change is still pending, runs on the event
+    loop *without* the lock), and changing a Bokeh model there raises
+    "_pending_writes should be non-None".  Bokeh's ``ServerSession._pending_writes`` is a list
+    exactly while the lock is held (private; guarded by
+    ``tests/ui/test_canaries.py::test_bokeh_session_pending_writes_marks_the_lock``).
+    """
+    pending = getattr(session, "_pending_writes", _UNKNOWN)
+    return pending is _UNKNOWN or pending is not None
+
+
+_UNKNOWN = object()
+
+
 def needs_callback(doc: Any) -> bool:
-    """Whether this thread must not change the served document directly (a worker thread;
-    the event loop's own callbacks hold the lock)."""
+    """Whether this code must not change the served document directly: a worker thread, or
+    the event loop outside the session's document lock (Panel's unlocked event callbacks).
+    The event loop's locked callbacks (periodic callbacks, next-tick callbacks, patches from
+    the page) change it at once."""
     if getattr(doc, "session_context", None) is None:
         return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return True
-    return False
+    session = _session(doc)
+    return session is not None and not session.destroyed and not holds_lock(session)
 
 
 def in_document(doc: Any, change: Callable[[], None]) -> None:

@@ -289,3 +289,37 @@ def test_panel_location_parses_its_query_with_a_module_level_parse_query():
         "no upstream issue found (Panel parses digit strings with int())",
         "guard the new parser Location.query_params uses",
     )
+
+
+def test_bokeh_session_pending_writes_marks_the_lock():
+    """``dashboard/ui/document.py holds_lock`` reads ``ServerSession._pending_writes`` (None
+    outside the document lock, a list inside): Panel runs button events without the lock
+    before the page reported ``document_ready``, and a Bokeh model changed there raises."""
+    import asyncio
+
+    from bokeh.server.session import ServerSession
+    from bokeh.util.token import generate_jwt_token, generate_session_id
+    from tornado.ioloop import IOLoop
+
+    from dashboard.ui.document import holds_lock
+
+    async def probe() -> tuple[object, list[bool]]:
+        sid = generate_session_id()
+        session = ServerSession(sid, Document(), IOLoop.current(), generate_jwt_token(sid))
+        outside = getattr(session, "_pending_writes", "missing")
+        inside: list[bool] = []
+        await session.with_document_locked(
+            lambda: inside.append(isinstance(session._pending_writes, list) and holds_lock(session))
+        )
+        inside.append(not holds_lock(session))
+        return outside, inside
+
+    outside, inside = asyncio.run(probe())
+    _canary(
+        outside is None and inside == [True, True],
+        "bokeh ServerSession._pending_writes (None outside the document lock, a list inside)",
+        "dashboard/ui/document.py holds_lock / needs_callback (Bokeh models change under the lock)",
+        "https://github.com/bokeh/bokeh/issues/11301",
+        "find another sign of the held document lock, else a Run click before document_ready "
+        "logs '_pending_writes should be non-None' again (benchmarks/bench_classroom.py)",
+    )
