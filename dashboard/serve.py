@@ -95,6 +95,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "(default 600; see docs/LIMITS.md)",
     )
     p.add_argument(
+        "--idle-minutes",
+        type=_count(1, 24 * 60),
+        help="release a student's run (paused or finished) after this many minutes without a "
+        "button press (default 10); a closed page's run is released within seconds",
+    )
+    p.add_argument(
         "--password-file",
         help="file holding the class password (Panel basic auth); keep it out of the shell history",
     )
@@ -132,6 +138,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         in_process=args.in_process,
         workers=args.workers,
         max_work=args.max_work,
+        idle_minutes=args.idle_minutes,
         password=password,
         show=args.show,
     )
@@ -143,6 +150,7 @@ def prepare_engine(
     in_process: bool = False,
     workers: int | None = None,
     max_work: int | None = None,
+    idle_minutes: int | None = None,
 ) -> dict[str, str]:
     """Settle where sessions run and export it to this process's environment (inherited by
     ``--num-procs`` children).  Starts the embedded cluster now, so the first student does not
@@ -161,8 +169,22 @@ def prepare_engine(
         env[ENV_SCHEDULER] = addr or client.scheduler.address
     if max_work is not None:
         env[MAX_WORK_ENV] = str(int(max_work))
+    if idle_minutes is not None:
+        from .ui.lifecycle import IDLE_ENV
+
+        env[IDLE_ENV] = str(int(idle_minutes))
     os.environ.update(env)
     return env
+
+
+def _dashboard_page() -> Any:
+    """One student's page: the app, with its run released when the page closes or idles."""
+    from .ui.app import create_app
+    from .ui.lifecycle import watch_session
+
+    template = create_app()
+    watch_session(template.app)
+    return template
 
 
 def serve(
@@ -174,6 +196,7 @@ def serve(
     in_process: bool = False,
     workers: int | None = None,
     max_work: int | None = None,
+    idle_minutes: int | None = None,
     password: str | None = None,
     show: bool = False,
     start: bool = True,
@@ -184,11 +207,10 @@ def serve(
     """
     import panel as pn
 
-    from .ui.app import create_app
     from .ui.instructor import create_instructor_page
     from .ui.pages import create_play_page, create_sweep_page
 
-    prepare_engine(scheduler, in_process, workers, max_work)
+    prepare_engine(scheduler, in_process, workers, max_work, idle_minutes)
     origins = list(websocket_origin or [])
     if not origins:
         origins = [f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]
@@ -197,7 +219,7 @@ def serve(
         auth = {"basic_auth": password, "cookie_secret": secrets.token_hex(32)}
     return pn.serve(
         {
-            "dashboard": create_app,
+            "dashboard": _dashboard_page,
             "instructor": create_instructor_page,
             "sweep": create_sweep_page,
             "play": create_play_page,
@@ -214,6 +236,9 @@ def serve(
             "sweep": "Sweeps",
             "play": "Can you beat AROQ?",
         },
+        # a closed page's session is discarded 15-20 s later (a page loading on a busy server
+        # keeps its pre-built session that long); its run is released within ~2 s before
+        # that by the session's reaper (dashboard/ui/lifecycle.py)
         unused_session_lifetime=15_000,
         check_unused_sessions=5_000,
         **auth,

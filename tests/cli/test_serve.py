@@ -112,6 +112,8 @@ def test_serve_embedded_dask_cluster_and_password(tmp_path):
         (["serve", "--scheduler", "localhost:8786"], "tcp://HOST:PORT"),
         (["serve", "--num-procs", "0"], "num-procs"),
         (["serve", "--workers", "1e9"], "workers"),
+        (["serve", "--idle-minutes", "0"], "idle-minutes"),
+        (["serve", "--idle-minutes", "soon"], "idle-minutes"),
         (["serve", "--in-process", "--scheduler", "tcp://a:1"], "not allowed"),
         (["serve", "--password-file", "/nonexistent/file"], "password file"),
     ],

@@ -166,3 +166,106 @@ def test_the_instructor_work_limit_disables_big_runs(monkeypatch):
     )
     monkeypatch.setenv(MAX_WORK_ENV, "not a number")
     assert Config(problem="cmab", d=20, m=3, algorithms=["CUCB"], horizon=10**6, runs=16).valid
+
+
+def _no_actors_within(seconds: float) -> float:
+    start = time.monotonic()
+    while _actors() and time.monotonic() - start < seconds:
+        time.sleep(0.05)
+    assert _actors() == 0, f"the run's state is still on the workers after {seconds} s"
+    return time.monotonic() - start
+
+
+def test_a_finished_run_gives_its_worker_back_at_once(cluster):
+    m = _model(0)
+    m.run()
+    _tick_until([m], lambda: m.status == "done")
+    assert m.handle is None and not m.busy  # the result is here, the worker state is not
+    _no_actors_within(5.0)
+    np.testing.assert_array_equal(m.result.results[0].regret, _expected(m).results[0].regret)
+    m.step()  # Step after the end loads a new run, as before
+    _tick_until([m], lambda: not m.busy)
+    assert m.status == "paused" and m.handle is not None and m.t < m.horizon
+    m.close()
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.destroyed = False
+        self.connection_count = 1
+
+
+class _Context:
+    def __init__(self) -> None:
+        self.session = _Session()
+
+
+class _Doc:
+    def __init__(self) -> None:
+        self.session_context = _Context()
+
+
+def test_a_closed_page_releases_its_run_within_seconds(cluster):
+    from dashboard.ui.lifecycle import SessionReaper
+
+    m = _model(0, horizon=10**6, runs=8, d=12, m=3, algorithms=["CUCB"])
+    doc = _Doc()
+    now = [time.monotonic()]
+    reaper = SessionReaper(m, doc, idle=3600, closed_seconds=2.0, clock=lambda: now[0])
+    m.run()
+    _tick_until([m], lambda: m.t > 0)
+    assert reaper.check() is None and _actors() == 1  # open page, running: kept
+    doc.session_context.session.connection_count = 0  # the tab closed
+    assert reaper.check() is None  # a reconnecting page gets a moment
+    now[0] += 2.5
+    assert reaper.check() == "closed"
+    assert m.status == "stopped" and m.handle is None and m.result is not None
+    assert _no_actors_within(5.0) < 5.0
+    assert reaper.check() is None  # idempotent
+
+
+def test_an_idle_paused_run_is_released_and_run_works_again(cluster):
+    from dashboard.ui.lifecycle import SessionReaper
+
+    m = _model(0, horizon=10**6, runs=8, d=12, m=3, algorithms=["CUCB"])
+    reaper = SessionReaper(m, None, idle=60.0)
+    m.run()
+    _tick_until([m], lambda: m.t > 0)
+    m.pause()
+    _tick_until([m], lambda: not m.busy)
+    shown = m.t
+    assert reaper.check() is None  # paused a moment ago: kept
+    assert not m.release_if_idle(60.0, now=time.monotonic() + 30)
+    assert reaper.check() is None
+    reaper.clock = lambda: time.monotonic() + 61
+    assert reaper.check() == "idle"
+    assert (m.status, m.t) == ("stopped", shown) and m.result is not None
+    assert any("released after 1 minute without activity" in n for n in m.notices())
+    _no_actors_within(5.0)
+    m.resume()  # nothing to resume
+    assert m.status == "stopped"
+    m.run()
+    assert m.status == "running" and not m.released
+    _tick_until([m], lambda: m.t > 0)
+    m.close()
+    _no_actors_within(5.0)
+
+
+def test_a_running_run_is_never_released_as_idle(cluster):
+    m = _model(0, horizon=10**6, runs=8, d=12, m=3, algorithms=["CUCB"])
+    m.run()
+    _tick_until([m], lambda: m.t > 0)
+    assert not m.release_if_idle(0.0, now=time.monotonic() + 10**6)
+    assert m.status == "running" and m.handle is not None
+    m.close()
+    _no_actors_within(5.0)
+
+
+def test_idle_limit_from_the_environment(monkeypatch):
+    from dashboard.ui.lifecycle import DEFAULT_IDLE_MINUTES, IDLE_ENV, idle_seconds
+
+    monkeypatch.setenv(IDLE_ENV, "3")
+    assert idle_seconds() == 180.0
+    for bad in ("", "0", "-2", "nan", "inf", "ten"):
+        monkeypatch.setenv(IDLE_ENV, bad)
+        assert idle_seconds() == 60.0 * DEFAULT_IDLE_MINUTES
