@@ -14,8 +14,9 @@ Each student opens ``/dashboard?horizon=200000&runs=8&speed=normal`` (the cmab d
 otherwise: d = 20, m = 3, CUCB, AROQ-CMAB and SROQ-CMAB), and for each class size N:
 
 1. all N connect, then all press Run;
-2. for ``--seconds`` they just watch: a *frame* is a document patch whose progress text shows
-   a new round ``t`` while running; frames/s of a session = its frames in the window divided by
+2. once every run showed its first frame (the time from Run to it is reported apart), for
+   ``--seconds`` they just watch: a *frame* is a document patch whose progress text shows a
+   new round ``t`` while running; frames/s of a session = its frames in the window divided by
    the time it was running in the window (a run that reaches T stops counting then);
 3. each presses Pause ``--pauses`` times at random moments (Resume in between; a run that
    finished is started again first): the latency is the time from sending Pause to receiving
@@ -257,8 +258,8 @@ class Student:
         if ack is None or ack.msgtype != "ACK":
             raise RuntimeError(f"student {self.index}: no ACK ({ack and ack.msgtype})")
         await self._protocol.create("PULL-DOC-REQ").send(self._conn)
-        reply = await asyncio.wait_for(self._pop(), timeout)
-        if reply is None or reply.msgtype != "PULL-DOC-REPLY":
+        reply = await asyncio.wait_for(self._pop_reply("PULL-DOC-REPLY"), timeout)
+        if reply is None:
             raise RuntimeError(f"student {self.index}: no document")
         self.ids = _find_ids(reply.content["doc"])
         missing = {"run-button", "pause-button", "progress-text"} - set(self.ids)
@@ -283,6 +284,14 @@ class Student:
         sent = time.monotonic()
         await msg.send(self._conn)
         return sent
+
+    async def _pop_reply(self, msgtype: str) -> Any:
+        """The next message of type ``msgtype`` (patches the server sent before it, e.g.
+        from a periodic callback, are dropped: the pulled document already has them)."""
+        while True:
+            message = await self._pop()
+            if message is None or message.msgtype == msgtype:
+                return message
 
     async def _pop(self) -> Any:
         while True:
@@ -364,6 +373,21 @@ class Student:
             except TimeoutError:
                 pass
 
+    async def wait_first_frame(self, after: float, timeout: float) -> None:
+        """Wait (at most ``timeout``) for a progress with ``t > 0`` received after ``after``."""
+        stop = time.monotonic() + timeout
+        while self.first_frame(after) is None and not self.closed:
+            left = stop - time.monotonic()
+            if left <= 0:
+                return
+            self._changed.clear()
+            if self.first_frame(after) is not None:
+                return
+            try:
+                await asyncio.wait_for(self._changed.wait(), min(left, 1.0))
+            except TimeoutError:
+                pass
+
     def frames(self, start: float, end: float) -> tuple[int, float]:
         """Frames (a new t while running) received in ``[start, end]`` and the seconds of that
         window the run was running (it stops counting once the run reached T)."""
@@ -374,7 +398,7 @@ class Student:
                 continue
             if p.at > end:
                 break
-            if p.status in ("running", "done") and (last_t is None or p.t > last_t):
+            if p.status in ("running", "done") and p.t > (0 if last_t is None else last_t):
                 n += 1
             last_t = p.t
             if p.status == "done":
@@ -464,6 +488,7 @@ async def run_class(
     settle: float,
     seed: int,
     timeout: float,
+    idle_timeout: float = 60.0,
 ) -> dict[str, Any]:
     """One class of ``n`` students (see the module docstring); returns its measurements."""
     rng = random.Random(seed)
@@ -484,6 +509,8 @@ async def run_class(
         runs = await asyncio.gather(*(s.click("run-button") for s in connected))
         started = dict(zip([id(s) for s in connected], runs))
         await asyncio.gather(*(s.wait_for("running", started[id(s)], timeout) for s in connected))
+        # the window starts once every run showed its first frame (reported apart)
+        await asyncio.gather(*(s.wait_first_frame(started[id(s)], timeout) for s in connected))
         w0 = time.monotonic()
         await asyncio.sleep(seconds)
         w1 = time.monotonic()
@@ -505,7 +532,7 @@ async def run_class(
     finally:
         closed_at = time.monotonic()
         await asyncio.gather(*(s.close() for s in students))
-    idle = await _time_to_idle(server, closed_at, idle_cpu, timeout=max(60.0, settle))
+    idle = await _time_to_idle(server, closed_at, idle_cpu, timeout=idle_timeout)
     await asyncio.sleep(max(0.0, settle - (time.monotonic() - closed_at)))
     rss_after = server.rss_mb()
     finite = [x for x in latencies if math.isfinite(x)]
@@ -519,6 +546,7 @@ async def run_class(
         "fps_max": round(max(fps), 2) if fps else math.nan,
         "first_frame_s_median": round(statistics.median(first), 2) if first else math.nan,
         "first_frame_s_max": round(max(first), 2) if first else math.nan,
+        "frames_total": sum(s.frames(t0, time.monotonic())[0] for s in connected),
         "pause_samples": len(latencies),
         "pause_timeouts": len(latencies) - len(finite),
         "pause_p50_ms": round(1000 * _percentile(latencies, 0.5), 0),
@@ -571,6 +599,7 @@ def bench(
     server_args: list[str] | None = None,
     timeout: float = 60.0,
     seed: int = 0,
+    idle_timeout: float = 60.0,
 ) -> dict[str, Any]:
     """Start a server, run ``classes`` classes of each size in ``students``, stop the server."""
     query = f"horizon={horizon}&runs={runs}&speed={speed}"
@@ -594,8 +623,13 @@ def bench(
     }
     try:
         out["server_ready_s"] = round(server.wait_ready(), 1)
-        time.sleep(2.0)
+        time.sleep(min(2.0, settle))
         out["rss_idle_mb"] = [round(x, 0) for x in server.rss_mb()]
+        c0, t0 = server.cpu_seconds(), time.monotonic()
+        time.sleep(min(3.0, max(settle, 1.0)))
+        out["cpu_idle_percent"] = round(
+            100 * (server.cpu_seconds() - c0) / (time.monotonic() - t0), 1
+        )
         for n in students:
             rows = []
             for c in range(classes):
@@ -610,6 +644,7 @@ def bench(
                         settle,
                         seed + 100 * n + c,
                         timeout,
+                        idle_timeout,
                     )
                 )
                 row["class"] = c + 1
@@ -698,7 +733,9 @@ def to_markdown(result: dict[str, Any]) -> str:
         f"{s['pauses_per_student']} times. Machine load average (1 min) at start "
         f"{m['load_at_start'][0]:.1f}, at end {m.get('load_at_end', [math.nan])[0]:.1f}; idle "
         f"server RSS {result.get('rss_idle_mb', [math.nan])[0]:.0f} MB, workers "
-        f"{result.get('rss_idle_mb', [0, math.nan])[1]:.0f} MB.\n\n"
+        f"{result.get('rss_idle_mb', [0, math.nan])[1]:.0f} MB, CPU of server + workers "
+        f"before the first class {result.get('cpu_idle_percent', math.nan)}% of one core "
+        f"(idle = below {s['idle_cpu_percent']:.0f}%).\n\n"
     )
     errors = [e for r in result["results"] for e in r["session_errors"]]
     tail = "\n" + "\n".join(_targets(result)) + "\n"

@@ -167,6 +167,7 @@ def prepare_engine(
             check_address(addr)
         client = get_client(scheduler=addr, workers=workers)
         env[ENV_SCHEDULER] = addr or client.scheduler.address
+        warm_workers(client)
     if max_work is not None:
         env[MAX_WORK_ENV] = str(int(max_work))
     if idle_minutes is not None:
@@ -185,6 +186,30 @@ def _dashboard_page() -> Any:
     template = create_app()
     watch_session(template.app)
     return template
+
+
+def _warm() -> bool:
+    """Import the simulation stack and run one tiny frame (numpy, scipy, the policies'
+    modules): a student's first Run otherwise pays the worker's cold imports (seconds)."""
+    from .simulation.remote import RunRequest, SimulationActor
+    from .simulation.specs import make_spec
+
+    actor = SimulationActor(RunRequest(make_spec("cmab", d=4, m=2), ("CUCB",), 20, 1, 0))
+    actor.advance(20, 0.01)
+    actor.close()
+    return True
+
+
+def warm_workers(client: Any) -> None:
+    """Warm every worker of ``client`` (see :func:`_warm`) in the background: the server
+    starts at once and the workers import while the first pages load."""
+    try:
+        from distributed import fire_and_forget
+
+        for addr in client.scheduler_info().get("workers", {}):
+            fire_and_forget(client.submit(_warm, workers=[addr], pure=False, priority=10))
+    except Exception:  # a worker that cannot warm up only costs its first student a moment
+        pass
 
 
 def serve(

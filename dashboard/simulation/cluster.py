@@ -4,7 +4,9 @@ Work that outgrows one process runs on an existing distributed engine, never a h
 
 * **embedded default**: a :class:`distributed.LocalCluster` of worker *processes* sized to the
   machine (one thread and one BLAS thread each, no Dask dashboard port), started lazily on
-  first use and shared by every caller of this process (every session of a served class);
+  first use and shared by every caller of this process (every session of a served class).
+  Its workers run at a lower CPU priority (``nice`` :data:`WORKER_NICENESS`): they share the
+  machine with the server, whose event loop must answer clicks and draw frames first;
 * **a real cluster**: ``scheduler="tcp://host:8786"`` or the environment variable
   :data:`SCHEDULER_ENV` connects to a cluster the user started with ``dask scheduler`` and
   ``dask worker tcp://host:8786`` (add machines by starting more workers).
@@ -31,6 +33,32 @@ _ONE_THREAD = {
     "VECLIB_MAXIMUM_THREADS": "1",
     "NUMEXPR_NUM_THREADS": "1",
 }
+
+#: Niceness of the embedded cluster's worker processes (batch work yields to the server).
+WORKER_NICENESS = 10
+
+
+class _LowerPriority:
+    """Dask worker plugin: lower the worker process's CPU priority to ``niceness`` (also for
+    workers the nanny restarts).  Best effort: a platform without ``setpriority`` is left
+    as it is."""
+
+    name = "bandit-dashboard-lower-priority"
+
+    def __init__(self, niceness: int = WORKER_NICENESS) -> None:
+        self.niceness = int(niceness)
+
+    def setup(self, worker: Any) -> None:
+        try:
+            current = os.getpriority(os.PRIO_PROCESS, 0)
+            if current < self.niceness:
+                os.setpriority(os.PRIO_PROCESS, 0, self.niceness)
+        except (AttributeError, OSError):  # pragma: no cover - not Linux, or not allowed
+            pass
+
+    def teardown(self, worker: Any) -> None:
+        pass
+
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {"client": None, "cluster": None, "key": None}
@@ -115,6 +143,13 @@ def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
                 env=dict(_ONE_THREAD),
             )
             client = Client(cluster)
+            try:
+                from distributed.diagnostics.plugin import WorkerPlugin
+
+                plugin = type("LowerPriority", (_LowerPriority, WorkerPlugin), {})()
+                client.register_plugin(plugin)
+            except Exception:  # pragma: no cover - an older distributed: leave priorities
+                pass
         _state.update(client=client, cluster=cluster, key=key)
         return client
 

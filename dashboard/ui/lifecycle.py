@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import document
+from .pacing import PACER
 from .run_model import RunModel
 
 __all__ = ["DEFAULT_IDLE_MINUTES", "IDLE_ENV", "SessionReaper", "idle_seconds", "watch_session"]
@@ -101,12 +102,14 @@ class SessionReaper:
 def watch_session(app: Any, period_ms: int = 2000, **kwargs: Any) -> SessionReaper:
     """Attach a :class:`SessionReaper` to a served dashboard (``app``: a
     :class:`~dashboard.ui.app.DashboardApp`), checked every ``period_ms`` by a periodic
-    callback of the current session; headless (no session) nothing is scheduled."""
+    callback of the current session, and start the process's frame pacer
+    (:mod:`dashboard.ui.pacing`) on the server's loop; headless nothing is scheduled."""
     import panel as pn
 
     doc = pn.state.curdoc
     reaper = SessionReaper(app.run_model, doc, **kwargs)
     if doc is not None and doc.session_context is not None:
         pn.state.add_periodic_callback(reaper.check, period=int(period_ms))
+        PACER.start()  # the server's loop: frames wait while it is behind (pacing.py)
     app.reaper = reaper  # handle for tests
     return reaper

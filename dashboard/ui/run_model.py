@@ -21,6 +21,7 @@ import param
 
 from ..simulation.remote import DaskRun, LocalRun, RunHandle, RunLost, activity
 from .config import SPEEDS, Config, _sentence
+from .pacing import PACER
 
 __all__ = ["ENGINE_ENV", "RunModel", "default_engine"]
 
@@ -90,6 +91,7 @@ class RunModel(param.Parameterized):
         self._asked_at = 0.0  # when the outstanding frame was requested
         self._workers = 1  # Dask worker threads serving this run (fair share)
         self._touched = time.monotonic()  # the last user action (see idle_for)
+        self._shown_at = 0.0  # when the last frame came back (perf_counter)
 
     # ------------------------------------------------------------------ state machine
     @property
@@ -207,7 +209,15 @@ class RunModel(param.Parameterized):
             return False
         try:
             changed = self._collect()
-            if self.status == "running" and self.handle is not None and not self.handle.busy:
+            if (
+                self.status == "running"
+                and self.handle is not None
+                and not self.handle.busy
+                and (
+                    self.engine != "dask" or time.perf_counter() - self._shown_at >= PACER.interval
+                )
+            ):
+                # (on Dask the next frame waits while the server's loop is behind: pacing.py)
                 self._ask(seconds=seconds)
                 changed = self._collect() or changed  # in-process: the frame is ready
             waited = time.perf_counter() - self._asked_at
@@ -332,6 +342,7 @@ class RunModel(param.Parameterized):
         if frame is None:
             return False
         status = "done" if frame.done else self.status
+        self._shown_at = time.perf_counter()
         self.param.update(t=frame.t, result=frame.result, status=status, queued=False)
         self.frame += 1
         if frame.done and self.engine == "dask":

@@ -269,3 +269,21 @@ def test_idle_limit_from_the_environment(monkeypatch):
     for bad in ("", "0", "-2", "nan", "inf", "ten"):
         monkeypatch.setenv(IDLE_ENV, bad)
         assert idle_seconds() == 60.0 * DEFAULT_IDLE_MINUTES
+
+
+def test_frames_wait_while_the_server_loop_is_behind(cluster, monkeypatch):
+    from dashboard.ui.pacing import PACER
+
+    m = _model(0, horizon=10**6, runs=8, d=12, m=3, algorithms=["CUCB"])
+    m.run()
+    _tick_until([m], lambda: m.t > 0)
+    monkeypatch.setattr(PACER, "interval", 3600.0)
+    _tick_until([m], lambda: not m.busy)  # the frame in flight still arrives
+    shown = m.t
+    for _ in range(3):
+        m.tick(0.02)
+        assert not m.busy and m.t == shown  # no new frame asked while the loop lags
+    assert m.status == "running"
+    monkeypatch.setattr(PACER, "interval", 0.0)
+    _tick_until([m], lambda: m.t > shown)
+    m.close()
