@@ -787,6 +787,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.add_argument("--out", help="write the report here too")
     args = p.parse_args(argv)
+    # SIGTERM (e.g. `timeout`) unwinds like Ctrl-C, so the server is killed in bench()'s finally
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     sizes = list(args.students)
     if args.max_students and args.max_students not in sizes:
         sizes.append(args.max_students)
