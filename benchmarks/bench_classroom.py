@@ -761,6 +761,10 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _interrupt(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--students", type=_sizes, default=[1, 10, 30], help="class sizes, e.g. 1,10,30")
@@ -788,7 +792,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="write the report here too")
     args = p.parse_args(argv)
     # SIGTERM (e.g. `timeout`) unwinds like Ctrl-C, so the server is killed in bench()'s finally
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _interrupt)
     sizes = list(args.students)
     if args.max_students and args.max_students not in sizes:
         sizes.append(args.max_students)
