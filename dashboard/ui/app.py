@@ -408,7 +408,7 @@ class DashboardApp(pn.viewable.Viewer):
         if not self.autostart_timer:
             return
         if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self.tick, period=self.period_ms)
+            self._callback = document.periodic(self.tick, self.period_ms)  # no busy flag
         elif not self._callback.running:
             self._callback.start()
 

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["holds_lock", "in_document", "needs_callback", "page_connected"]
+__all__ = ["holds_lock", "in_document", "needs_callback", "page_connected", "periodic"]
 
 
 def _session(doc: Any) -> Any:
@@ -75,3 +75,25 @@ def in_document(doc: Any, change: Callable[[], None]) -> None:
     if session is not None and session.destroyed:
         return
     doc.add_next_tick_callback(change)
+
+
+def periodic(callback: Callable[[], Any], period_ms: int) -> Any:
+    """Start ``callback`` every ``period_ms`` in the current session, as a *background*
+    periodic callback.
+
+    ``pn.state.add_periodic_callback`` marks the whole server busy around every call (the
+    process-wide ``pn.state.busy``), and Panel then sets the busy indicator of *every*
+    session's template: with N streaming sessions that is N x N document updates per tick,
+    which alone saturates a class's server.  A background callback skips that bookkeeping
+    (``PeriodicCallback(background=True)``; the page still shows its own progress).
+    """
+    import panel as pn
+    from panel.io.callbacks import PeriodicCallback
+
+    cb = PeriodicCallback(callback=callback, period=int(period_ms), background=True)
+    cb.start()
+    doc = pn.state.curdoc
+    registry = getattr(pn.state, "_periodic", None)  # (private) stopped with the session
+    if doc is not None and registry is not None:
+        registry.setdefault(doc, []).append(cb)
+    return cb

@@ -112,7 +112,9 @@ def create_instructor_page() -> pn.viewable.Viewable:
         load.param.dask_dashboard,
     )
     if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-        pn.state.add_periodic_callback(load.refresh, period=2000)
+        from .document import periodic
+
+        periodic(load.refresh, 2000)  # background: no server-wide busy flag
     page = pn.Column(pn.pane.Markdown("## Instructor: bandit teaching dashboard"), body, width=800)
     page.load = load  # handle for tests
     return page

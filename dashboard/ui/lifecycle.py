@@ -109,7 +109,7 @@ def watch_session(app: Any, period_ms: int = 2000, **kwargs: Any) -> SessionReap
     doc = pn.state.curdoc
     reaper = SessionReaper(app.run_model, doc, **kwargs)
     if doc is not None and doc.session_context is not None:
-        pn.state.add_periodic_callback(reaper.check, period=int(period_ms))
+        document.periodic(reaper.check, int(period_ms))
         PACER.start()  # the server's loop: frames wait while it is behind (pacing.py)
     app.reaper = reaper  # handle for tests
     return reaper
