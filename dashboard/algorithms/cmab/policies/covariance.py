@@ -650,3 +650,6 @@ class OLSUCBC(_CovBase):
         self.cum_regret = self.regret.value
         self.log.record_every_round(t0, self.t, "UCB index (3)", seconds)
         return self.t
+
+
+BatchedOLSUCBC.single = OLSUCBC

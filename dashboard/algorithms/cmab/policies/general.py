@@ -60,6 +60,7 @@ from .constants import (
     MAX_ATOMS,
     THRESHOLD_SCALE,
 )
+from .disc_batched import BatchedAROQGRCore
 from .shared import RegretCounter, epoch_ends
 from .sroq import epoch_queries, validate_lcb_query
 
@@ -67,6 +68,7 @@ __all__ = [
     "AROQGR",
     "SDCB",
     "SROQGR",
+    "BatchedDiscretizedAROQGR",
     "BatchedSDCB",
     "DiscretizedAROQGR",
     "DiscretizedSROQGR",
@@ -634,6 +636,9 @@ class SDCB(_GRBase):
         return self.t
 
 
+BatchedSDCB.single = SDCB
+
+
 # ----------------------------------------------------------------------------------------------
 class _Discretized:
     """Mixin implementing Algorithm 8: outcomes are mapped to ``j / s`` before the base
@@ -664,6 +669,11 @@ class _Discretized:
         self._atom_cap = max(self.max_atoms, self.intervals + 1)  # type: ignore[attr-defined]
 
 
+class BatchedDiscretizedAROQGR(BatchedAROQGRCore):
+    """Disc-AROQ-GR-CMAB for ``R`` repetitions at once (:mod:`.disc_batched`), exactly the
+    numbers of ``R`` :class:`DiscretizedAROQGR` runs."""
+
+
 class DiscretizedAROQGR(_Discretized, AROQGR):
     """Algorithm 8 with Algorithm 6: AROQ-GR-CMAB on outcomes discretised to ``s`` levels.
 
@@ -687,6 +697,7 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         reference="Algorithm 8 with Algorithm 6",
         constants=(_S, LIPSCHITZ, C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
         rewards=CMAB_GENERAL,
+        batched=BatchedDiscretizedAROQGR,
         doc="AROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
     )
 
@@ -703,6 +714,9 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
     ) -> None:
         AROQGR.__init__(self, C, oracle_delay, executor, max_atoms, threshold_scale, epoch0_size)
         self._init_disc(s, lipschitz)
+
+
+BatchedDiscretizedAROQGR.single = DiscretizedAROQGR
 
 
 class DiscretizedSROQGR(_Discretized, SROQGR):
