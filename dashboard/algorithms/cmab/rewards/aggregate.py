@@ -22,6 +22,10 @@ oracle: every action whose approximate value is within twice the bound of the be
 re-evaluated with the reference function and the first maximiser in enumeration order wins,
 exactly like ``argmax`` over the reference values.  Rows are batched over repetitions
 (leading axis ``R``) for the batched engines.
+
+One idea, kept in one module (~500 lines): the kernels, their proven error bounds and the
+refined ``argmax`` that turns them into the reference answer only make sense together.  The
+reward functions and the reference ``expected_aggregate`` are in the lower module :mod:`.laws`.
 """
 
 from __future__ import annotations
