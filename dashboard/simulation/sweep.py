@@ -40,8 +40,8 @@ from .engine import (
     run_on_dask,
 )
 from .results import SimulationResult, merge_results
-from .runner import MAX_HORIZON, MAX_RUNS, _accepted_kwargs, _info, check_algorithms
-from .specs import make_spec
+from .selection import accepted_kwargs, check_algorithms, resolve_info
+from .specs import MAX_HORIZON, MAX_RUNS, make_spec
 from .store import ExperimentWriter, result_from_record, result_to_record
 
 __all__ = [
@@ -150,12 +150,12 @@ def _check_constants(info: Any, params: dict[str, Any], spec: Any) -> None:
     common: dict[str, Any] = {}
     if spec.problem == "cmab":
         common = {"oracle_delay": spec.oracle_delay, "executor": None, "alpha": spec.alpha}
-    accepted = _accepted_kwargs(cls, params)
+    accepted = accepted_kwargs(cls, params)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise ValueError(f"{info.name} has no constant {', '.join(map(repr, unknown))}")
     try:
-        cls(**{**_accepted_kwargs(cls, common), **params})
+        cls(**{**accepted_kwargs(cls, common), **params})
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{info.name}: {str(exc).splitlines()[0]}") from None
 
@@ -194,7 +194,7 @@ def make_sweep(
     base_spec = make_spec(problem, **base)
     if isinstance(algorithms, str):
         algorithms = [algorithms]
-    names = [_info(a, problem).name for a in algorithms]
+    names = [resolve_info(a, problem).name for a in algorithms]
     if not names:
         raise ValueError("choose at least one algorithm")
     if len(set(names)) != len(names):
@@ -264,7 +264,7 @@ def make_sweep(
                     consts[k.split(":", 1)[1]] = v
             ckey = json.dumps([name, consts, spec.reward if problem == "cmab" else ""], default=str)
             if ckey not in checked:
-                _check_constants(_info(name, problem), consts, spec)
+                _check_constants(resolve_info(name, problem), consts, spec)
                 checked.add(ckey)
             unit = {
                 "problem": problem,
