@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...base import validate_int
-from ...declare import ComponentDeclaration
+from ...components import Declared
 
 __all__ = ["MAX_ENUMERATION", "ActionFamily", "restriction_masks"]
 
@@ -98,26 +98,15 @@ def _as_action(a: Any, d: int) -> np.ndarray:
     return arr.astype(bool)
 
 
-class ActionFamily(ABC):
+class ActionFamily(Declared, ABC):
     """A set ``A`` of binary actions over ``d`` base arms with exact oracles.
 
     Subclasses implement :meth:`argmax_linear` (exactly, honouring ``include``/``exclude``) and
     :meth:`_enumerate`.  The default :meth:`argmax_set_function` enumerates, which is exact for
     any set function.  The feasibility helpers used by the greedy approximate oracle have
     generic defaults built on the exact restricted oracle; families override them when they
-    can do better.
+    can do better.  Its ``declaration`` (name, construction, reference) sets ``key``.
     """
-
-    #: What the family says about itself (name, construction, reference); ``key`` is its name.
-    declaration: ClassVar[ComponentDeclaration | None] = None
-    #: Short name used by the CLI and dashboard (``m-sets``, ``paths`` ...).
-    key: str = ""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        decl = cls.__dict__.get("declaration")
-        if isinstance(decl, ComponentDeclaration):
-            cls.key = decl.name
 
     @classmethod
     def build(cls, d: int | None, m: int | None, seed: int = 0, actions: Any = None) -> Any:
