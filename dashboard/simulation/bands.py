@@ -18,6 +18,7 @@ about the spread), never NaN.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,14 @@ class Band:
         return BANDS[self.kind]
 
 
+@lru_cache(maxsize=64)
+def _t975(dof: int) -> float:
+    """Student's t quantile t_{0.975, dof} (cached: a live frame asks for it per curve)."""
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.975, dof))
+
+
 def band(values: Any, kind: str = "sd") -> Band:
     """The band ``kind`` of ``values`` (shape ``(R, G)``: R runs at G rounds).
 
@@ -88,9 +97,7 @@ def band(values: Any, kind: str = "sd") -> Band:
     else:
         half = sd / np.sqrt(R)
         if k == "ci95":
-            from scipy.stats import t as student_t
-
-            half = half * float(student_t.ppf(0.975, R - 1))
+            half = half * _t975(R - 1)
     return Band(k, mean, mean - half, mean + half, v)
 
 

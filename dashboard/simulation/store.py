@@ -355,6 +355,11 @@ def load_experiment(source: str | Path | bytes, name: str | None = None) -> Any:
         from .sweep import load_sweep
 
         return load_sweep(header, pieces)
+    except ValueError as exc:
+        msg = " ".join(str(exc).split())
+        if repr(label) in msg:
+            raise
+        raise ValueError(f"{label!r}: {msg}") from None
     except _MALFORMED as exc:
         kind = "too deeply nested" if isinstance(exc, RecursionError) else type(exc).__name__
         raise ValueError(f"{label!r} is a malformed saved experiment ({kind})") from None

@@ -18,7 +18,7 @@ from typing import Any
 import panel as pn
 import param
 
-from ..simulation.store import saved_results
+from ..simulation.store import MAX_UPLOAD_BYTES, saved_results
 from .plots.base import Saved
 from .safe import escape, shorten
 
@@ -42,6 +42,9 @@ class SavedOverlay(pn.viewable.Viewer):
     """
 
     note = param.String(default="", doc="Plain-text status of the overlay (escaped when shown).")
+    max_bytes = param.Integer(
+        default=MAX_UPLOAD_BYTES, bounds=(1, None), doc="Largest file read (bytes)."
+    )
 
     def __init__(self, on_change: Callable[[Saved | None], None], **params: Any) -> None:
         super().__init__(**params)
@@ -80,7 +83,7 @@ class SavedOverlay(pn.viewable.Viewer):
         if it is refused (the previous overlay stays)."""
         name = shorten(filename or "the file", 80)
         try:
-            entries = saved_results(data, name)
+            entries = saved_results(data, name, self.max_bytes)
         except ValueError as exc:
             self._say(f"Not overlaid: {exc}")
             return False
