@@ -127,5 +127,5 @@ def test_the_valid_files_load_and_a_foreign_file_is_refused(files) -> None:
         saved_results(json.dumps({"format": FORMAT + "x"}).encode() + b"\n", NAME)
     with pytest.raises(ValueError, match="above the"):
         saved_results(files["run"], NAME, max_bytes=10)
-    with pytest.raises(ValueError, match="malformed|not valid JSON|not a saved"):
+    with pytest.raises(ValueError, match=r"malformed|not valid JSON|not a saved"):
         load_experiment(files["run"].replace(b'"algorithms"', b'"algos"'), NAME)

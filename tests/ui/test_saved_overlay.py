@@ -31,9 +31,7 @@ def saved_run(tmp_path_factory) -> bytes:
 @pytest.fixture(scope="module")
 def saved_sweep(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("saved") / "sweep.jsonl"
-    sweep = make_sweep(
-        "cmab", ["AROQ-CMAB"], horizon=300, runs=2, seed=1, grid={"d": [5, 7]}, m=2
-    )
+    sweep = make_sweep("cmab", ["AROQ-CMAB"], horizon=300, runs=2, seed=1, grid={"d": [5, 7]}, m=2)
     run_sweep(sweep, scheduler="inprocess", out=path)
     return path.read_bytes()
 
