@@ -343,14 +343,15 @@ class DashboardApp(pn.viewable.Viewer):
         low = min(0.01, self.frame_seconds)
         return min(self.frame_seconds, max(low, self.frame_target - self._overhead))
 
-    def load_lesson_preset(self) -> bool:
-        """Apply the selected lesson's preset to the configuration; return whether it applied."""
+    def load_lesson_preset(self, name: str = "") -> bool:
+        """Apply the selected lesson's preset (``name``: one of its named presets) to the
+        configuration; return whether it applied."""
         lesson = self.lessons_view.lesson
-        if lesson is None:
+        if lesson is None or name not in lesson.presets:
             return False
         try:
             # a lesson starts from the papers' constants unless its preset sets some
-            self.config.apply_preset({"constants": None, **dict(lesson.preset)})
+            self.config.apply_preset({"constants": None, **dict(lesson.presets[name])})
         except ValueError as exc:
             self.controls.show_alert(str(exc), "danger")
             return False
