@@ -9,6 +9,7 @@ rounds), bands are thinned to :data:`BAND_POINTS`.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -111,10 +112,19 @@ def _xlim(result: Any, log: bool = False) -> tuple[float, float] | None:
 
 
 def _thin(n: int, most: int) -> np.ndarray:
-    """Indices of at most ``most`` points out of ``n``, always keeping the last one."""
+    """Indices of at most ``most`` points out of ``n``, always keeping the last one (cached:
+    every live frame asks for the same few; the array is read-only)."""
+    return _thin_cached(int(n), int(most))
+
+
+@functools.lru_cache(maxsize=256)
+def _thin_cached(n: int, most: int) -> np.ndarray:
     if n <= most:
-        return np.arange(n)
-    return np.unique(np.r_[np.linspace(0, n - 1, most).round().astype(int), n - 1])
+        keep = np.arange(n)
+    else:
+        keep = np.unique(np.r_[np.linspace(0, n - 1, most).round().astype(int), n - 1])
+    keep.flags.writeable = False
+    return keep
 
 
 def _legend_stub(frame: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
