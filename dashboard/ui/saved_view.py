@@ -60,7 +60,9 @@ class SavedOverlay(pn.viewable.Viewer):
         self.clear_button = pn.widgets.Button(
             label="Clear overlay", disabled=True, css_classes=["saved-clear"]
         )
-        self.notice = pn.pane.Markdown("", styles={"font-size": "14px"}, margin=(0, 10))
+        self.notice = pn.pane.Markdown(
+            "", styles={"font-size": "14px"}, margin=(0, 10), css_classes=["saved-notice"]
+        )
         self.file_input.param.watch(self._on_file, "value")
         self.point_select.param.watch(self._on_point, "value")
         self.clear_button.on_click(lambda _: self.clear())
