@@ -18,6 +18,7 @@ about the spread), never NaN.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,29 @@ class Band:
         return BANDS[self.kind]
 
 
+def _quantiles(v: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """Quantiles of the runs at each round, linear interpolation between order statistics
+    (numpy's default ``"linear"`` method, Hyndman & Fan type 7), from one sort of the columns:
+    several times faster than ``np.quantile(..., axis=0)`` on a live frame's (R, G) curves."""
+    s = np.sort(v, axis=0)
+    last = s.shape[0] - 1
+    out = []
+    for q in qs:
+        pos = q * last
+        i = int(np.floor(pos))
+        j = min(i + 1, last)
+        out.append(s[i] + (pos - i) * (s[j] - s[i]))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _t975(dof: int) -> float:
+    """Student's t quantile t_{0.975, dof} (cached: a live frame asks for it per curve)."""
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.975, dof))
+
+
 def band(values: Any, kind: str = "sd") -> Band:
     """The band ``kind`` of ``values`` (shape ``(R, G)``: R runs at G rounds).
 
@@ -80,7 +104,7 @@ def band(values: Any, kind: str = "sd") -> Band:
     if R == 1 or k == "runs":
         return Band(k, mean, mean.copy(), mean.copy(), v)
     if k == "q10-90":
-        lo, hi = np.quantile(v, [0.1, 0.9], axis=0)
+        lo, hi = _quantiles(v, (0.1, 0.9))
         return Band(k, mean, lo, hi, v)
     sd = v.std(axis=0, ddof=1)
     if k == "sd":
@@ -88,9 +112,7 @@ def band(values: Any, kind: str = "sd") -> Band:
     else:
         half = sd / np.sqrt(R)
         if k == "ci95":
-            from scipy.stats import t as student_t
-
-            half = half * float(student_t.ppf(0.975, R - 1))
+            half = half * _t975(R - 1)
     return Band(k, mean, mean - half, mean + half, v)
 
 

@@ -26,6 +26,8 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from .records import result_from_record, result_to_record
 from .results import SimulationResult
 from .sweep_rows import load_sweep
@@ -33,6 +35,7 @@ from .sweep_rows import load_sweep
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "MAX_UPLOAD_BYTES",
     "ExperimentWriter",
     "load_experiment",
     "parse_experiment",
@@ -40,10 +43,16 @@ __all__ = [
     "result_from_record",
     "result_to_record",
     "save_result",
+    "saved_results",
 ]
 
 FORMAT = "bandit-dashboard-experiment"
 FORMAT_VERSION = 1
+#: Largest file :func:`saved_results` reads from bytes (a dashboard upload travels base64-encoded
+#: over the websocket, whose default message limit is 20 MiB); larger files: the CLI's ``load``.
+MAX_UPLOAD_BYTES = 15 * 2**20
+#: Exceptions a malformed file can raise inside the loaders (turned into one ValueError).
+_MALFORMED = (KeyError, TypeError, AttributeError, IndexError, RecursionError, OverflowError)
 
 
 def _package_version() -> str:
@@ -95,7 +104,7 @@ def parse_experiment(
     for i, raw in enumerate(lines[:-1]):  # the text after the last newline is unfinished
         try:
             obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             if header is None:
                 break
             raise ValueError(f"{name!r} line {i + 1} is not valid JSON") from None
@@ -112,7 +121,10 @@ def parse_experiment(
         or header.get("kind") not in ("simulation", "sweep")
     ):
         raise ValueError(f"{name!r} is not a saved experiment of this dashboard")
-    if int(header.get("version", 0)) > FORMAT_VERSION:
+    version = header.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ValueError(f"{name!r} has no valid format version")
+    if version > FORMAT_VERSION:
         raise ValueError(f"{name!r} was written by a newer version (format {header['version']})")
     return header, pieces, good
 
@@ -221,11 +233,51 @@ def load_simulation(header: dict[str, Any], pieces: list[dict[str, Any]]) -> Sim
 def load_experiment(source: str | Path | bytes, name: str | None = None) -> Any:
     """A saved experiment (a path, or the file's bytes) as result objects: a
     :class:`SimulationResult` (``simulate --save``) or a ``SweepResult`` (``sweep --out``;
-    only the finished points if it was interrupted)."""
-    if isinstance(source, bytes):
-        header, pieces, _ = parse_experiment(source, name or "the file")
+    only the finished points if it was interrupted).  A file that is not one, or is
+    malformed anywhere, raises ValueError naming it (never another exception)."""
+    label = name or ("the file" if isinstance(source, bytes) else str(source))
+    try:
+        if isinstance(source, bytes):
+            header, pieces, _ = parse_experiment(source, label)
+        else:
+            header, pieces, _ = read_experiment(source)
+        if header["kind"] == "simulation":
+            return load_simulation(header, pieces)
+        return load_sweep(header, pieces)
+    except ValueError as exc:
+        msg = " ".join(str(exc).split())
+        if repr(label) in msg:
+            raise
+        raise ValueError(f"{label!r}: {msg}") from None
+    except _MALFORMED as exc:
+        kind = "too deeply nested" if isinstance(exc, RecursionError) else type(exc).__name__
+        raise ValueError(f"{label!r} is a malformed saved experiment ({kind})") from None
+
+
+def saved_results(
+    data: bytes, name: str = "the file", max_bytes: int = MAX_UPLOAD_BYTES
+) -> list[tuple[dict[str, Any], SimulationResult]]:
+    """The results a saved file (its bytes, e.g. a dashboard upload) holds, for drawing:
+    ``[(point, result)]``, one entry for a single run (``point = {}``) and one per finished
+    grid point of a sweep (``point = {field: value}``).  ValueError (one clear sentence) for
+    a file above ``max_bytes``, not an experiment of this dashboard, malformed, without any
+    finished result, or with curves that are not finite numbers."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError(f"{name!r}: expected the file's bytes")
+    if len(data) > max_bytes:
+        raise ValueError(
+            f"{name!r} is {len(data) / 2**20:.1f} MiB, above the {max_bytes / 2**20:.0f} MiB "
+            "the dashboard opens; load it with `python -m dashboard load FILE` instead"
+        )
+    loaded = load_experiment(bytes(data), name)
+    if isinstance(loaded, SimulationResult):
+        entries = [({}, loaded)]
     else:
-        header, pieces, _ = read_experiment(source)
-    if header["kind"] == "simulation":
-        return load_simulation(header, pieces)
-    return load_sweep(header, pieces)
+        entries = [(dict(row.point), row.result) for row in loaded.rows]
+    if not entries:
+        raise ValueError(f"{name!r} holds no finished result")
+    for _, res in entries:
+        for r in res.results:
+            if not r.times.size or not np.isfinite(r.regret).all():
+                raise ValueError(f"{name!r}: {r.algorithm}'s regret curve is empty or not finite")
+    return entries

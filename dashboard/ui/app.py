@@ -41,6 +41,7 @@ from .controls import RunControls
 from .lesson_view import LessonPane
 from .model import Config, RunModel
 from .plots import PlotModule
+from .saved_view import SavedOverlay
 from .server import (
     guard_panel_query_parser,
     quiet_closed_connections,
@@ -79,6 +80,7 @@ _PARTS = {
             "seed_input",
             "speed_select",
             "log_toggle",
+            "band_select",
         )
     },
     **{
@@ -181,6 +183,9 @@ class DashboardApp(pn.viewable.Viewer):
             on_start=self.start_lesson, on_preset=self.load_lesson_preset
         )
         self.board = PlotBoard(plot_modules)
+        self.saved_view = SavedOverlay(
+            lambda saved: self._in_document(lambda: self.board.set_saved(saved))
+        )
         self._build_plots()
         self.plot_area = pn.Column(
             self.lessons_view.welcome, self.board, sizing_mode="stretch_width"
@@ -192,6 +197,8 @@ class DashboardApp(pn.viewable.Viewer):
             self.controls,
             pn.layout.Divider(),
             self.lessons_view,
+            pn.layout.Divider(),
+            self.saved_view,
             sizing_mode="stretch_width",
             name="controls",
         )
@@ -206,7 +213,7 @@ class DashboardApp(pn.viewable.Viewer):
         c = self.config
         c.param.watch(self._on_status, ["errors", "problem", "algorithm_options"])
         c.param.watch(self._on_names, ["problem", "seed"])
-        c.param.watch(self._on_log_axes, ["log_axes"])
+        c.param.watch(self._on_log_axes, ["log_axes", "band"])
         c.param.watch(self._on_idle_structure, ["problem", "algorithms"])
         # the idle progress shows T; the notice says when a run's plots show older settings
         c.param.watch(self._on_status, ["horizon", "algorithms"])
@@ -229,7 +236,9 @@ class DashboardApp(pn.viewable.Viewer):
         """(Re)create the live plots for the current configuration (the board iterates the
         plot modules; time plots share one x range, except the log-log regret plot)."""
         c, m = self.config, self.run_model
-        self.board.rebuild(c.algorithms, c.problem, c.log_axes, m.result, m.horizon or c.horizon)
+        self.board.rebuild(
+            c.algorithms, c.problem, c.log_axes, m.result, m.horizon or c.horizon, c.band
+        )
 
     @property
     def _plots_structure(self) -> tuple[Any, ...] | None:
@@ -334,14 +343,15 @@ class DashboardApp(pn.viewable.Viewer):
         low = min(0.01, self.frame_seconds)
         return min(self.frame_seconds, max(low, self.frame_target - self._overhead))
 
-    def load_lesson_preset(self) -> bool:
-        """Apply the selected lesson's preset to the configuration; return whether it applied."""
+    def load_lesson_preset(self, name: str = "") -> bool:
+        """Apply the selected lesson's preset (``name``: one of its named presets) to the
+        configuration; return whether it applied."""
         lesson = self.lessons_view.lesson
-        if lesson is None:
+        if lesson is None or name not in lesson.presets:
             return False
         try:
             # a lesson starts from the papers' constants unless its preset sets some
-            self.config.apply_preset({"constants": None, **dict(lesson.preset)})
+            self.config.apply_preset({"constants": None, **dict(lesson.presets[name])})
         except ValueError as exc:
             self.controls.show_alert(str(exc), "danger")
             return False
@@ -387,7 +397,7 @@ class DashboardApp(pn.viewable.Viewer):
     # ------------------------------------------------------------------ internals
     def _structure(self) -> tuple[Any, ...]:
         c = self.config
-        return (c.problem, tuple(c.algorithms), bool(c.log_axes))
+        return (c.problem, tuple(c.algorithms), bool(c.log_axes), c.band)
 
     def _after_start(self) -> None:
         """A new simulation started: reuse the plots if their layers still fit, else rebuild

@@ -21,6 +21,7 @@ from bokeh.models import Range1d
 
 from .live import LivePlot
 from .plots import PLOTS, PlotContext, PlotModule
+from .plots.base import Saved
 
 __all__ = ["PlotBoard"]
 
@@ -52,6 +53,9 @@ class PlotBoard(pn.viewable.Viewer):
         self.plots: dict[str, LivePlot] = {}
         self.x_range = Range1d(0, 1, name="time-range")
         self.structure: tuple[Any, ...] | None = None
+        self.saved: Saved | None = None
+        self._last: Any = None
+        self._args: tuple[Any, ...] = ((), "cmab", False, 1, "sd")
         self._frames = 0
         self._event_counts: dict[str, int] | None = None
         self._events_shown = False
@@ -71,12 +75,18 @@ class PlotBoard(pn.viewable.Viewer):
         log_axes: bool,
         result: Any = None,
         horizon: int = 1,
+        band: str = "sd",
     ) -> None:
         """(Re)create the plots of ``problem`` for ``algorithms`` (the layers are fixed by
-        them), drawing ``result`` first."""
+        them), drawing ``result`` first, the spread over runs as ``band`` (a key of
+        :data:`dashboard.simulation.bands.BANDS`) and the :attr:`saved` overlay if any."""
         self.close()
+        self._args = (tuple(algorithms), problem, bool(log_axes), horizon, band)
+        self._last = result
         self.x_range = Range1d(0, max(int(horizon), 1), name="time-range")
-        ctx = PlotContext(tuple(algorithms), problem, bool(log_axes), self.x_range, result)
+        ctx = PlotContext(
+            tuple(algorithms), problem, bool(log_axes), self.x_range, result, band, self.saved
+        )
         wide, cards = [], []
         self.plots = {}
         for module in self.modules:
@@ -91,7 +101,7 @@ class PlotBoard(pn.viewable.Viewer):
                     module.caption, styles={"font-size": "15px"}, margin=(0, 10)
                 )
                 cards.append(pn.Column(live.pane, caption, sizing_mode="stretch_width"))
-        self.structure = (problem, tuple(algorithms), bool(log_axes))
+        self.structure = (problem, tuple(algorithms), bool(log_axes), band)
         self._frames = 0
         self._event_counts = None
         self._events_shown = False
@@ -107,6 +117,7 @@ class PlotBoard(pn.viewable.Viewer):
         """Send ``result`` to the plots due this frame (``full``: to all of them); event
         plots only when a new epoch / phase event arrived."""
         self._frames += 1
+        self._last = result
         counts = _event_counts(result)
         events_changed = counts != self._event_counts
         if events_changed and not any(counts.values()) and not self._events_shown:
@@ -125,8 +136,25 @@ class PlotBoard(pn.viewable.Viewer):
             if due:
                 live.send(result)
 
+    def set_saved(self, saved: Saved | None) -> None:
+        """Overlay a saved result on the regret plot (``None``: remove it).  Only the regret
+        plot is rebuilt, with the latest data (its layers depend on the saved algorithms)."""
+        self.saved = saved
+        algorithms, problem, log_axes, _, band = self._args
+        live = self.plots.get("regret")
+        if live is None:
+            return
+        module = next(m for m in self.modules if m.key == "regret")
+        ctx = PlotContext(algorithms, problem, log_axes, self.x_range, self._last, band, self.saved)
+        fresh = module.make(ctx)  # the builders of the new layers; the pane stays
+        live.builder, live.frames, live.on_render = fresh.builder, fresh.frames, fresh.on_render
+        live.pipe.data = self._last
+        if live.hv_plot is not None:
+            live._render(live.builder(self._last))
+
     def clear(self) -> None:
         """Empty every plot (Reset)."""
+        self._last = None
         for live in self.plots.values():
             live.send(None)
         self._event_counts = None

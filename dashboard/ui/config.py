@@ -21,6 +21,7 @@ from typing import Any
 import param
 
 from ..simulation import catalogue
+from ..simulation.bands import BANDS
 from ..simulation.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORK, enforce, estimate_run
 from ..simulation.catalogue import Constant
 from ..simulation.fields import Field
@@ -192,6 +193,13 @@ class Config(_SchemaParams):
         default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
     )
     log_axes = param.Boolean(default=False, doc="Log-log axes for the regret plot.")
+    band = param.Selector(
+        default="sd",
+        objects=list(BANDS),
+        doc="How the regret plots draw the spread over runs: "
+        + "; ".join(f"{k}: {v}" for k, v in BANDS.items())
+        + " (dashboard/simulation/bands.py).",
+    )
     constants = param.Dict(
         default=None,
         allow_None=True,

@@ -3,7 +3,9 @@ and the welcome card shown while nothing has run (one click starts a lesson).
 
 :class:`LessonPane` knows the lessons and renders them; what a lesson *does* (apply its
 preset, start the run) is the app's, reached through the ``on_start`` / ``on_preset``
-callbacks.  Hooks for browser tests: ``lesson-select``, ``load-preset-button``,
+callbacks; a lesson's named presets (``preset NAME`` blocks) get one more button each below
+the main one.  Hooks for browser tests: ``lesson-select``, ``load-preset-button``,
+``named-preset-button`` / ``preset-<NAME>``,
 ``lesson-text``, ``welcome-card``, ``start-lesson-button``, ``lesson-start-button`` and
 ``lesson-start-<N>``.
 """
@@ -59,6 +61,12 @@ def load_lessons() -> list[Any]:
         return []
 
 
+def _preset_label(name: str) -> str:
+    from .lessons import preset_label
+
+    return preset_label(name)
+
+
 def _lesson_text(lesson: Any) -> str:
     try:
         from .lessons import lesson_markdown_without_preset
@@ -76,7 +84,8 @@ class LessonPane(pn.viewable.Viewer):
     on_start : callable
         ``on_start(number)``: a lesson button was clicked (open, apply preset, run).
     on_preset : callable
-        ``on_preset()``: the preset button was clicked.
+        ``on_preset(name="")``: a preset button was clicked (``name``: which named preset;
+        ``""`` the main one).
     """
 
     slug = param.String(default="", doc="The open lesson's slug ('': none); follows the chooser.")
@@ -84,7 +93,7 @@ class LessonPane(pn.viewable.Viewer):
     def __init__(
         self,
         on_start: Callable[[int], Any],
-        on_preset: Callable[[], Any],
+        on_preset: Callable[..., Any],
         lessons: list[Any] | None = None,
         **params: Any,
     ) -> None:
@@ -109,6 +118,8 @@ class LessonPane(pn.viewable.Viewer):
             stylesheets=[_LESSON_CSS],
             css_classes=["lesson-text"],
         )
+        self.on_preset = on_preset
+        self.named_buttons = pn.Column(sizing_mode="stretch_width", margin=0)
         self.column = pn.Column(self.text, width=430, visible=False, scroll=True, max_height=1400)
         self.select.param.watch(lambda e: setattr(self, "slug", e.new), "value")
         self.preset_button.on_click(lambda _e: on_preset())
@@ -133,6 +144,17 @@ class LessonPane(pn.viewable.Viewer):
         self.preset_button.disabled = lesson is None
         self.column.visible = lesson is not None
         self.text.object = "" if lesson is None else _lesson_text(lesson)
+        buttons = []
+        for name in getattr(lesson, "named_presets", None) or {}:
+            button = pn.widgets.Button(
+                label=_preset_label(name),
+                color="primary",
+                css_classes=["named-preset-button", f"preset-{name}"],
+                sizing_mode="stretch_width",
+            )
+            button.on_click(lambda _e, n=name: self.on_preset(n))
+            buttons.append(button)
+        self.named_buttons.objects = buttons
 
     def _welcome_card(self, on_start: Callable[[int], Any]) -> pn.Column:
         """Shown in the main area while nothing has run: one click starts a lesson (its text
@@ -197,6 +219,7 @@ class LessonPane(pn.viewable.Viewer):
             pn.pane.Markdown("### Lessons", margin=(0, 10)),
             self.select,
             self.preset_button,
+            self.named_buttons,
             sizing_mode="stretch_width",
             margin=0,
         )

@@ -12,6 +12,13 @@ flat JSON object of dashboard parameters (``"problem"`` and ``"algorithms"`` are
 :func:`lesson_markdown_without_preset` beside the plots and loads :attr:`Lesson.preset` when the
 student clicks *Load this lesson's preset*.
 
+A lesson may offer up to :data:`MAX_NAMED_PRESETS` more experiments as *named* presets: fenced
+blocks whose info string is ``preset NAME`` (``NAME`` lower-case words joined by dashes, unique
+in the lesson), anywhere in ``## Try it`` after the main block, with the same JSON object and
+the same checks.  They are :attr:`Lesson.named_presets` (name -> preset, in file order); the
+lesson pane shows one button per name (:func:`preset_label`) and the displayed text replaces
+each block by a sentence naming its button.
+
 Math is written for KaTeX: inline ``$...$`` inside one line and display blocks opened and
 closed by a line that is exactly ``$$``.  :func:`math_spans` finds every math span (the tests
 use it to check balance), and :func:`protect_math` escapes the spans so that a plain CommonMark
@@ -35,6 +42,7 @@ from dashboard.simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, fields_for
 
 __all__ = [
     "ENV_VAR",
+    "MAX_NAMED_PRESETS",
     "PRESET_SENTENCE",
     "SECTIONS",
     "Lesson",
@@ -45,6 +53,7 @@ __all__ = [
     "load_lessons",
     "math_spans",
     "parse_lesson",
+    "preset_label",
     "protect_math",
     "validate_preset_basic",
 ]
@@ -66,7 +75,10 @@ SECTIONS: tuple[str, ...] = (
 PRESET_SENTENCE = "Click *Load this lesson's preset* to set up this experiment in the dashboard."
 
 _FILE_RE = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
-_FENCE_RE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([^`\s]*)\s*$")
+_FENCE_RE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([^`\s]*)(?:[ \t]+([^`]*?))?\s*$")
+_NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: Most named presets a lesson may offer besides its main one.
+MAX_NAMED_PRESETS = 3
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _H2_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
 
@@ -99,6 +111,8 @@ class Lesson:
         The JSON object of the ``preset`` block (dashboard parameters).
     sections : dict[str, str]
         Body of every ``##`` section (heading line excluded), keyed by heading text, in order.
+    named_presets : dict[str, dict]
+        The lesson's other experiments (``preset NAME`` blocks): name -> preset, in file order.
     """
 
     number: int
@@ -108,6 +122,18 @@ class Lesson:
     markdown: str
     preset: dict = field(repr=False)
     sections: dict[str, str] = field(repr=False)
+    named_presets: dict[str, dict] = field(default_factory=dict, repr=False)
+
+    @property
+    def presets(self) -> dict[str, dict]:
+        """Every preset of the lesson: ``""`` (the main one) first, then the named ones."""
+        return {"": self.preset, **self.named_presets}
+
+
+def preset_label(name: str) -> str:
+    """The button label of a preset: ``"Load this lesson's preset"`` for the main one,
+    ``"Load preset: inexact alpha"`` for ``preset inexact-alpha``."""
+    return "Load this lesson's preset" if not name else f"Load preset: {name.replace('-', ' ')}"
 
 
 @dataclass(frozen=True)
@@ -216,18 +242,19 @@ def _iter_lines(text: str):
             yield i, line, False
 
 
-def _preset_blocks(text: str) -> list[tuple[int, int, str]]:
-    """Fenced blocks with info string ``preset``: ``(first line, last line, body)``, 0-based
-    line indices of the fences; an unclosed block ends at the last line with ``last = -1``."""
+def _preset_blocks(text: str) -> list[tuple[int, int, str, str]]:
+    """Fenced blocks with info string ``preset`` or ``preset NAME``: ``(first line, last line,
+    body, name)``, 0-based line indices of the fences (``name`` is ``""`` for the main block);
+    an unclosed block ends at the last line with ``last = -1``."""
     lines = text.splitlines()
-    blocks: list[tuple[int, int, str]] = []
+    blocks: list[tuple[int, int, str, str]] = []
     i = 0
     while i < len(lines):
         m = _FENCE_RE.match(lines[i])
         if not m:
             i += 1
             continue
-        fence, info = m.group(2), m.group(3)
+        fence, info, rest = m.group(2), m.group(3), (m.group(4) or "").strip()
         j = i + 1
         while j < len(lines):
             mj = _FENCE_RE.match(lines[j])
@@ -237,7 +264,7 @@ def _preset_blocks(text: str) -> list[tuple[int, int, str]]:
             j += 1
         if info.lower() == "preset":
             end = j if j < len(lines) else -1
-            blocks.append((i, end, "\n".join(lines[i + 1 : j])))
+            blocks.append((i, end, "\n".join(lines[i + 1 : j]), rest))
         i = j + 1
     return blocks
 
@@ -253,7 +280,8 @@ def parse_lesson(text: str, path: str | Path) -> Lesson:
         Naming the file, if the file name is not ``NN-slug.md``, there is not exactly one H1,
         a required section is missing or out of order, or the ``## Try it`` section does not
         hold exactly one ``preset`` block with a JSON object having ``"problem"`` and
-        ``"algorithms"``.
+        ``"algorithms"``, or a named ``preset NAME`` block is malformed, misplaced, repeated or
+        one too many.
     """
     path = Path(path)
     name = path.name
@@ -268,7 +296,7 @@ def parse_lesson(text: str, path: str | Path) -> Lesson:
         raise ValueError(f"{name}: the lesson is empty")
 
     blocks = _preset_blocks(text)
-    for first, last, _ in blocks:
+    for first, last, _, _ in blocks:
         if last == -1:
             raise ValueError(
                 f"{name}: the preset block opened on line {first + 1} is never closed (add a "
@@ -311,24 +339,58 @@ def parse_lesson(text: str, path: str | Path) -> Lesson:
         stop = headings[k + 1][1] if k + 1 < len(headings) else len(lines)
         sections[heading] = "\n".join(lines[start + 1 : stop]).strip("\n")
 
-    if not blocks:
+    main = [b for b in blocks if not b[3]]
+    if not main:
         raise ValueError(
             f"{name}: missing preset block; '## Try it' needs one fenced code block with info "
             "string 'preset' holding a JSON object"
         )
-    if len(blocks) > 1:
-        raise ValueError(f"{name}: found {len(blocks)} preset blocks, exactly one is allowed")
-    first, _, body = blocks[0]
+    if len(main) > 1:
+        raise ValueError(f"{name}: found {len(main)} preset blocks, exactly one is allowed")
     try_start = headings[names.index("Try it")][1]
     after = [ln for _, ln in headings if ln > try_start]
     try_stop = after[0] if after else len(lines)
-    if not try_start < first < try_stop:
-        raise ValueError(f"{name}: the preset block must be inside the '## Try it' section")
+    presets: dict[str, dict] = {}
+    for first, _, body, label in blocks:
+        what = "the preset block" if not label else f"the preset block {label!r}"
+        if label and not _NAME_RE.match(label):
+            raise ValueError(
+                f"{name}: preset names are lower-case words joined by dashes (e.g. "
+                f"'preset inexact-alpha'), got {label!r} on line {first + 1}"
+            )
+        if label in presets:
+            raise ValueError(f"{name}: two preset blocks are named {label!r}")
+        if not try_start < first < try_stop:
+            raise ValueError(f"{name}: {what} must be inside the '## Try it' section")
+        if label and first < main[0][0]:
+            raise ValueError(f"{name}: {what} must come after the main preset block")
+        presets[label] = _parse_preset(name, what, first, body)
+    if len(presets) - 1 > MAX_NAMED_PRESETS:
+        raise ValueError(
+            f"{name}: {len(presets) - 1} named presets; a lesson offers at most "
+            f"{MAX_NAMED_PRESETS} besides its main one"
+        )
+    preset = presets.pop("")
+
+    return Lesson(
+        number=number,
+        slug=slug,
+        title=titles[0],
+        path=path,
+        markdown=text,
+        preset=preset,
+        sections=sections,
+        named_presets=presets,
+    )
+
+
+def _parse_preset(name: str, what: str, first: int, body: str) -> dict:
+    """The JSON object of one preset block (ValueError naming the file and the block)."""
     try:
         preset = json.loads(body)
     except json.JSONDecodeError as exc:
         raise ValueError(
-            f"{name}: the preset block (line {first + 1}) is not valid JSON: {exc.msg} at line "
+            f"{name}: {what} (line {first + 1}) is not valid JSON: {exc.msg} at line "
             f"{exc.lineno} column {exc.colno} of the block"
         ) from exc
     if not isinstance(preset, dict):
@@ -340,20 +402,12 @@ def parse_lesson(text: str, path: str | Path) -> Lesson:
             raise ValueError(
                 f"{name}: the preset has no {key!r} key; 'problem' and 'algorithms' are required"
             )
-
-    return Lesson(
-        number=number,
-        slug=slug,
-        title=titles[0],
-        path=path,
-        markdown=text,
-        preset=preset,
-        sections=sections,
-    )
+    return preset
 
 
 def lesson_markdown_without_preset(lesson: Lesson, protect: bool = False) -> str:
-    """The lesson text to display: the preset block is replaced by :data:`PRESET_SENTENCE`.
+    """The lesson text to display: the preset block is replaced by :data:`PRESET_SENTENCE`
+    (a named one by the sentence naming its button).
 
     Parameters
     ----------
@@ -364,12 +418,15 @@ def lesson_markdown_without_preset(lesson: Lesson, protect: bool = False) -> str
         math (plain CommonMark / markdown-it such as ``pn.pane.Markdown``).  Leave False for
         renderers with a dollar-math plugin.
     """
-    blocks = _preset_blocks(lesson.markdown)
     lines = lesson.markdown.splitlines()
-    if blocks:
-        first, last, _ = blocks[0]
+    for first, last, _, label in reversed(_preset_blocks(lesson.markdown)):
         last = len(lines) - 1 if last == -1 else last
-        lines = [*lines[:first], PRESET_SENTENCE, *lines[last + 1 :]]
+        sentence = (
+            PRESET_SENTENCE
+            if not label
+            else f"Click *{preset_label(label)}* to set up this experiment in the dashboard."
+        )
+        lines = [*lines[:first], sentence, *lines[last + 1 :]]
     text = "\n".join(lines) + "\n"
     return protect_math(text) if protect else text
 

@@ -188,6 +188,8 @@ class LivePlot:
                 return False
             updates.append((source, new))
         for source, new in updates:
+            if _empty(new) and _empty(source.data):
+                continue  # a layer that stays empty (e.g. run traces of another band): no event
             source.data = new
         self._fit_frames(frames)
         if self.title is not None:
@@ -318,6 +320,11 @@ def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
     if kind in ("CurvePlot", "PointPlot", "SegmentPlot"):  # hv.Scatter draws with PointPlot
         return dict(frame)
     return None
+
+
+def _empty(columns: Any) -> bool:
+    """Whether every column of a source's data is empty."""
+    return all(len(v) == 0 for v in columns.values())
 
 
 def _fixed(hv_plot: Any, opt: str) -> bool:

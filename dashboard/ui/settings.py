@@ -15,6 +15,7 @@ from typing import Any
 
 import panel as pn
 
+from ..simulation.bands import BANDS
 from .model import MAX_ALGORITHMS, SPEEDS, Config
 
 __all__ = ["PROBLEM_LABELS", "ProblemSettings", "algorithm_choices"]
@@ -34,7 +35,7 @@ def algorithm_choices(config: Config) -> dict[str, list[str]]:
 
 
 class ProblemSettings(pn.viewable.Viewer):
-    """Problem, instance, algorithms, horizon, repetitions, seed, speed and axes."""
+    """Problem, instance, algorithms, horizon, repetitions, seed, speed, axes and band."""
 
     def __init__(self, config: Config, **params: Any) -> None:
         super().__init__(**params)
@@ -86,6 +87,12 @@ class ProblemSettings(pn.viewable.Viewer):
         self.log_toggle = pn.widgets.Checkbox.from_param(
             c.param.log_axes, label="Log-log regret axes"
         )
+        self.band_select = pn.widgets.Select.from_param(
+            c.param.band,
+            label="Band over runs",
+            options={text: key for key, text in BANDS.items()},
+            css_classes=["band-select"],
+        )
         self._layout = pn.Column(
             self.problem_select,
             self.d_input,
@@ -97,6 +104,7 @@ class ProblemSettings(pn.viewable.Viewer):
             pn.pane.Markdown("Playback speed", margin=(0, 10)),
             self.speed_select,
             self.log_toggle,
+            self.band_select,
             sizing_mode="stretch_width",
             margin=0,
         )

@@ -41,11 +41,13 @@ def test_the_board_shows_it_only_when_such_an_algorithm_is_chosen() -> None:
 
 def test_frames_are_the_recorded_curves(result) -> None:
     frames = alpha_regret_frames(result, ALGS)
-    assert len(frames) == 3  # CUCB reports no alpha-regret: not drawn
-    band, curve, plain = frames
+    assert len(frames) == 4  # CUCB reports no alpha-regret: not drawn
+    band, curve, traces, plain = frames
     a = result["alpha-AROQ-CMAB"]
     np.testing.assert_allclose(curve["alpha_regret"], a.alpha_regret.mean(axis=0))
-    np.testing.assert_allclose(curve["std"], a.alpha_regret.std(axis=0, ddof=1))
+    sd = a.alpha_regret.std(axis=0, ddof=1)
+    np.testing.assert_allclose(curve["band_hi"] - curve["alpha_regret"], sd)
+    assert traces["t"].size == 0  # run traces only for band="runs"
     np.testing.assert_allclose(plain["alpha_regret"], a.regret.mean(axis=0))
     assert (band["alpha_regret"] <= band["alpha_regret_hi"]).all()
     # the gap between the two curves is (1 - alpha) t r(a*)
@@ -60,8 +62,8 @@ def test_same_layers_for_empty_partial_and_final_results(result) -> None:
     for res in (None, first, result):
         plot = alpha_regret_plot(res, ALGS)
         shapes.append([type(e).__name__ for e in plot])
-        assert len(alpha_regret_frames(res, ALGS)) == 3
-    assert shapes[0] == shapes[1] == shapes[2] == ["Area", "Curve", "Curve"]
+        assert len(alpha_regret_frames(res, ALGS)) == 4
+    assert shapes[0] == shapes[1] == shapes[2] == ["Area", "Curve", "Curve", "Curve"]
     assert "alpha = 0.5" in alpha_regret_plot(result, ALGS).opts.get().kwargs["title"]
 
 

@@ -444,7 +444,9 @@ def _regret_labels(app) -> list[str]:
     return sorted(
         el.label
         for el in element.values()
-        if type(el) is hv.Curve and not el.label.startswith("rate shape")
+        if type(el) is hv.Curve
+        and not el.label.startswith("rate shape")
+        and "band_lo" in [d.name for d in el.vdims]  # the mean curve, not the run traces
     )
 
 

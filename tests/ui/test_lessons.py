@@ -138,13 +138,28 @@ def test_key_equations_have_display_math(lesson):
 @pytest.mark.parametrize("lesson", LESSONS, ids=IDS)
 def test_try_it_has_one_preset_block_and_says_what_to_look_at(lesson):
     body = lesson.sections["Try it"]
-    assert body.count("```preset") == 1
-    assert lesson.markdown.count("```preset") == 1
+    assert body.count("```preset\n") == 1
+    assert lesson.markdown.count("```preset\n") == 1
+    # named presets: one more block each, in the same section
+    assert (
+        lesson.markdown.count("```preset ") == body.count("```preset ") == len(lesson.named_presets)
+    )
     after = body.split("```preset", 1)[1].split("```", 1)[1]
     assert re.search(r"\bplot\b", after), "say which plot to look at"
     # the preset in the section is the one the loader returns
     block = body.split("```preset", 1)[1].split("```", 1)[0]
     assert json.loads(block) == lesson.preset
+    for name, preset in lesson.named_presets.items():
+        block = body.split(f"```preset {name}\n", 1)[1].split("```", 1)[0]
+        assert json.loads(block) == preset
+
+
+def test_lesson_4_offers_a_named_inexact_alpha_preset():
+    lesson = L.load_lesson(4)
+    preset = lesson.named_presets["inexact-alpha"]
+    assert preset["actions"] == "paths" and "alpha-AROQ-CMAB" in preset["algorithms"]
+    assert list(lesson.presets) == ["", "inexact-alpha"]
+    assert L.preset_label("inexact-alpha") == "Load preset: inexact alpha"
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=IDS)
@@ -163,15 +178,16 @@ def test_every_question_has_one_hidden_answer_in_order(lesson):
 # --- presets ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lesson", LESSONS, ids=IDS)
 def test_every_preset_passes_validation(lesson):
-    assert L.validate_preset_basic(lesson.preset) == []
+    for preset in lesson.presets.values():  # the main one and the named ones
+        assert L.validate_preset_basic(preset) == []
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=IDS)
 def test_presets_run_in_seconds_and_name_registered_algorithms(lesson):
-    preset = lesson.preset
-    assert preset.get("horizon", 0) <= 100_000
-    for name in preset["algorithms"]:
-        assert registry.algorithm_info(name, preset["problem"]).name == name
+    for preset in lesson.presets.values():
+        assert preset.get("horizon", 0) <= 100_000
+        for name in preset["algorithms"]:
+            assert registry.algorithm_info(name, preset["problem"]).name == name
 
 
 def test_lessons_cover_both_papers():
@@ -221,9 +237,16 @@ def test_markdown_without_preset_replaces_only_the_block(lesson):
     assert "```preset" not in shown and '"algorithms"' not in shown
     assert shown.count("Click *Load this lesson's preset*") == 1
     original = lesson.markdown.splitlines()
-    first = original.index("```preset")
-    last = original.index("```", first + 1)
-    assert shown.splitlines() == [*original[:first], L.PRESET_SENTENCE, *original[last + 1 :]]
+    expected = list(original)
+    for name in reversed(list(lesson.named_presets)):
+        first = expected.index(f"```preset {name}")
+        last = expected.index("```", first + 1)
+        sentence = f"Click *{L.preset_label(name)}* to set up this experiment in the dashboard."
+        expected = [*expected[:first], sentence, *expected[last + 1 :]]
+        assert shown.count(sentence) == 1
+    first = expected.index("```preset")
+    last = expected.index("```", first + 1)
+    assert shown.splitlines() == [*expected[:first], L.PRESET_SENTENCE, *expected[last + 1 :]]
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=IDS)
@@ -280,6 +303,14 @@ def test_valid_template_parses():
     assert list(lesson.sections) == list(L.SECTIONS)
     assert lesson.sections["Intuition"] == "Some words."
     assert PRESET_BLOCK in lesson.sections["Try it"]
+    assert lesson.named_presets == {} and list(lesson.presets) == [""]
+    named = L.parse_lesson(
+        VALID_LESSON.replace(
+            PRESET_BLOCK, PRESET_BLOCK + "\n" + PRESET_BLOCK.replace("preset", "preset harder-one")
+        ),
+        "09-template.md",
+    )
+    assert named.named_presets == {"harder-one": named.preset}
 
 
 @pytest.mark.parametrize(
@@ -308,6 +339,48 @@ def test_valid_template_parses():
             "inside the '## Try it' section",
         ),
         (VALID_LESSON.replace(PRESET_BLOCK, PRESET_BLOCK[:-3]), "never closed"),
+        # named presets (``preset NAME``): after the main block, named well, unique, few
+        (
+            VALID_LESSON.replace(
+                PRESET_BLOCK,
+                PRESET_BLOCK + "\n" + PRESET_BLOCK.replace("preset", "preset Big_One"),
+            ),
+            "lower-case words joined by dashes",
+        ),
+        (
+            VALID_LESSON.replace(PRESET_BLOCK, PRESET_BLOCK.replace("preset", "preset other")),
+            "missing preset block",
+        ),
+        (
+            VALID_LESSON.replace(
+                PRESET_BLOCK, PRESET_BLOCK.replace("preset", "preset two") + "\n" + PRESET_BLOCK
+            ),
+            "must come after the main preset block",
+        ),
+        (
+            VALID_LESSON.replace(
+                PRESET_BLOCK, PRESET_BLOCK + 2 * ("\n" + PRESET_BLOCK.replace("preset", "preset x"))
+            ),
+            "two preset blocks are named 'x'",
+        ),
+        (
+            VALID_LESSON.replace(
+                PRESET_BLOCK,
+                PRESET_BLOCK
+                + "".join("\n" + PRESET_BLOCK.replace("preset", f"preset p{k}") for k in range(4)),
+            ),
+            "at most 3 besides its main one",
+        ),
+        (
+            VALID_LESSON.replace(
+                PRESET_BLOCK, PRESET_BLOCK + '\n```preset other\n{"problem": "cmab"}\n```'
+            ),
+            "no 'algorithms' key",
+        ),
+        (
+            VALID_LESSON.replace("Some words.", PRESET_BLOCK.replace("preset", "preset early")),
+            "inside the '## Try it' section",
+        ),
         ("   \n", "empty"),
     ],
 )

@@ -51,11 +51,13 @@ def test_regret_plot_types_labels_colours_and_rate(cmab_result):
     el = plots.regret_plot(cmab_result)
     assert isinstance(el, hv.Overlay)
     layers = list(el)
-    assert [type(x) for x in layers] == [hv.Area, hv.Curve] * 3 + [hv.Curve]
+    # per algorithm: band area, mean curve, run traces (empty unless band="runs"); then rate
+    assert [type(x) for x in layers] == [hv.Area, hv.Curve, hv.Curve] * 3 + [hv.Curve]
     colors = plots.algorithm_colors(names)
     assert len(set(colors.values())) == 3
     for k, name in enumerate(names):
-        band, curve = layers[2 * k], layers[2 * k + 1]
+        band, curve, traces = layers[3 * k : 3 * k + 3]
+        assert len(traces) == 0
         assert curve.label == name and style(curve, "color") == colors[name]
         np.testing.assert_allclose(
             curve.dimension_values("regret"), cmab_result[name].regret.mean(axis=0)
@@ -259,7 +261,8 @@ def test_builders_cope_with_empty_and_partial_results(stage):
     for el in builders:
         figure(el)  # renders without error
     # the layer structure does not depend on how much has been simulated (streaming)
-    assert len(plots.regret_frames(result, names)) == 2 * len(names) + 1
+    assert len(plots.regret_frames(result, names)) == 3 * len(names) + 1
+    assert len(plots.regret_frames(result, names, band="runs")) == 3 * len(names) + 1
     assert len(plots.timeline_frames(result, names)) == 2 * len(names)
     assert len(plots.complexity_frames(result, names)) == 2 * len(names) + 4
     assert len(plots.complexity_plot(result, names)) == 2 * len(names) + 4

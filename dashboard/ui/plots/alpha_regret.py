@@ -2,10 +2,10 @@
 
 alpha-AROQ-CMAB is analysed with ``R^alpha(T) = alpha T r(a*) - sum_t r(a_t)`` (Theorem 7), not
 with the ordinary regret: an alpha-approximate oracle may settle on an action worth only alpha
-of the best.  The plot draws, per such algorithm, the mean alpha-regret (solid, with a +-1 sd
-band) beside its ordinary regret (dashed), so the student sees the gap ``(1 - alpha) t r(a*)``
-and whether the greedy oracle did better than its guarantee (alpha-regret below zero).  Shown
-only when such an algorithm is chosen (``catalogue.uses_alpha``).
+of the best.  The plot draws, per such algorithm, the mean alpha-regret (solid, with the
+chosen band over runs) beside its ordinary regret (dashed), so the student sees the gap
+``(1 - alpha) t r(a*)`` and whether the greedy oracle did better than its guarantee
+(alpha-regret below zero).  Shown only when such an algorithm is chosen (``catalogue.uses_alpha``).
 """
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ from ...simulation import catalogue
 from ..live import LivePlot
 from .base import PlotContext, PlotModule
 from .common import (
-    BAND_POINTS,
     DT,
     T_DIM,
     T_FORMAT,
     _base_opts,
     _get,
     _names,
-    _thin,
     _xlim,
     algorithm_colors,
+    band_layers,
+    band_title,
 )
 
 
@@ -38,59 +38,66 @@ def _alpha_names(algorithms: Sequence[str]) -> list[str]:
 
 
 def alpha_regret_frames(
-    result: Any, algorithms: Sequence[str] | None = None
+    result: Any, algorithms: Sequence[str] | None = None, band: str = "sd"
 ) -> list[dict[str, np.ndarray]]:
     """Column data of :func:`alpha_regret_plot`'s layers, per algorithm with an approximate
-    oracle: a band ``{t, alpha_regret, alpha_regret_hi}``, the mean alpha-regret
-    ``{t, alpha_regret, std}`` and the mean ordinary regret ``{t, alpha_regret}``."""
+    oracle: a band area ``{t, alpha_regret, alpha_regret_hi}``, the mean alpha-regret
+    ``{t, alpha_regret, band_lo, band_hi}``, the run traces ``{t, alpha_regret}`` (only for
+    ``band = "runs"``) and the mean ordinary regret ``{t, alpha_regret}``.  The band is
+    :func:`dashboard.simulation.bands.band` of the frame's curves."""
     names = _alpha_names(_names(result, algorithms))
     frames: list[dict[str, np.ndarray]] = []
     for name in names:
         r = _get(result, name)
         a = None if r is None else r.alpha_regret
         if a is not None and r.times.size:
-            t = r.times.astype(float)
-            mean = a.mean(axis=0)
-            std = a.std(axis=0, ddof=1) if a.shape[0] > 1 else np.zeros_like(mean)
-            plain = r.regret.mean(axis=0)
+            area, curve, traces = band_layers(r.times, a, band)
+            plain = {"t": r.times.astype(float), "alpha_regret": r.regret.mean(axis=0)}
         else:
-            t = mean = std = plain = np.zeros(0)
-        keep = _thin(t.size, BAND_POINTS)
+            area, curve, traces = band_layers(np.zeros(0), None, band)
+            plain = {"t": np.zeros(0), "alpha_regret": np.zeros(0)}
+        frames.append({"t": area["x"], "alpha_regret": area["lo"], "alpha_regret_hi": area["hi"]})
         frames.append(
             {
-                "t": t[keep],
-                "alpha_regret": (mean - std)[keep],
-                "alpha_regret_hi": (mean + std)[keep],
+                "t": curve["x"],
+                "alpha_regret": curve["mean"],
+                "band_lo": curve["lo"],
+                "band_hi": curve["hi"],
             }
         )
-        frames.append({"t": t, "alpha_regret": mean, "std": std})
-        frames.append({"t": t, "alpha_regret": plain})
+        frames.append({"t": traces["x"], "alpha_regret": traces["y"]})
+        frames.append(plain)
     return frames
 
 
-def alpha_regret_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.Overlay:
-    """alpha-regret (mean +- 1 sd over runs, ddof = 1) and ordinary regret (dashed) of each
-    chosen algorithm with an approximate oracle; the others are not drawn."""
+def alpha_regret_plot(
+    result: Any, algorithms: Sequence[str] | None = None, band: str = "sd"
+) -> hv.Overlay:
+    """alpha-regret (mean with the chosen band over runs, default +- 1 sd, ddof = 1; or every
+    run as a thin line) and ordinary regret (dashed) of each chosen algorithm with an
+    approximate oracle; the others are not drawn."""
     names = _alpha_names(_names(result, algorithms))
     colors = algorithm_colors(_names(result, algorithms))
     ydim = hv.Dimension("alpha_regret", label="cumulative (alpha-)regret")
-    frames = alpha_regret_frames(result, names)
+    frames = alpha_regret_frames(result, names, band)
+    hover = [ydim, hv.Dimension("band_lo", label="band low"), "band_hi"]
     layers: list[Any] = []
     for k, name in enumerate(names):
-        band, curve, plain = frames[3 * k : 3 * k + 3]
+        area, curve, traces, plain = frames[4 * k : 4 * k + 4]
         layers.append(
-            hv.Area(band, kdims=[T_DIM], vdims=[ydim, "alpha_regret_hi"], datatype=DT).opts(
+            hv.Area(area, kdims=[T_DIM], vdims=[ydim, "alpha_regret_hi"], datatype=DT).opts(
                 color=colors[name], alpha=0.18, line_alpha=0, show_legend=False, clone=False
             )
         )
         layers.append(
             hv.Curve(
-                curve,
-                kdims=[T_DIM],
-                vdims=[ydim, hv.Dimension("std", label="sd over runs")],
-                label=f"{name}: alpha-regret",
-                datatype=DT,
+                curve, kdims=[T_DIM], vdims=hover, label=f"{name}: alpha-regret", datatype=DT
             ).opts(color=colors[name], line_width=3, tools=["hover"], clone=False)
+        )
+        layers.append(
+            hv.Curve(traces, kdims=[T_DIM], vdims=[ydim], datatype=DT).opts(
+                color=colors[name], line_width=1, line_alpha=0.45, show_legend=False, clone=False
+            )
         )
         layers.append(
             hv.Curve(plain, kdims=[T_DIM], vdims=[ydim], label=f"{name}: regret", datatype=DT).opts(
@@ -98,7 +105,7 @@ def alpha_regret_plot(result: Any, algorithms: Sequence[str] | None = None) -> h
             )
         )
     alpha = (result.spec or {}).get("alpha") if result is not None else None
-    title = "alpha-regret: alpha T r(a*) - Σ r(a_t) (Theorem 7)"
+    title = f"alpha-regret ({band_title(band)}): alpha T r(a*) - Σ r(a_t) (Theorem 7)"
     if alpha is not None:
         title += f", alpha = {float(alpha):g}"
     return hv.Overlay(layers).opts(
@@ -115,9 +122,9 @@ def _make(ctx: PlotContext) -> LivePlot:
     names = list(ctx.algorithms)
     return LivePlot(
         "alpha-regret",
-        lambda data: alpha_regret_plot(data, names),
+        lambda data: alpha_regret_plot(data, names, ctx.band),
         ctx.result,
-        frames=lambda data: alpha_regret_frames(data, names),
+        frames=lambda data: alpha_regret_frames(data, names, ctx.band),
         y_keys=("alpha_regret", "alpha_regret_hi"),
         x_range=ctx.x_range,
     )

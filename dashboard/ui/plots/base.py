@@ -15,9 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PROBLEMS", "PlotContext", "PlotModule"]
+__all__ = ["PROBLEMS", "PlotContext", "PlotModule", "Saved"]
 
 PROBLEMS: tuple[str, ...] = ("cmab", "semiparametric")
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A saved result drawn over the live plots (dashed): ``result`` (a SimulationResult) and
+    ``note``, the legend's suffix, e.g. ``"saved: seed 0, T=10000"``."""
+
+    result: Any
+    note: str
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,11 @@ class PlotContext:
         The time axis shared by the time plots (linked pan / zoom).
     result : SimulationResult or None
         The data to draw first.
+    band : str
+        How the spread over runs is drawn: a key of
+        :data:`dashboard.simulation.bands.BANDS` (the Config's ``band``).
+    saved : Saved or None
+        A saved result to overlay on the regret plot.
     """
 
     algorithms: tuple[str, ...]
@@ -43,6 +57,8 @@ class PlotContext:
     log_axes: bool
     x_range: Any
     result: Any = None
+    band: str = "sd"
+    saved: Saved | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ rounds), bands are thinned to :data:`BAND_POINTS`.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,7 @@ import numpy as np
 from bokeh.models import BasicTicker, NumeralTickFormatter
 
 from ...simulation import catalogue
+from ...simulation.bands import BANDS, band
 
 if "bokeh" not in hv.Store.renderers:  # load the Bokeh backend without notebook output
     hv.renderer("bokeh")
@@ -110,10 +112,19 @@ def _xlim(result: Any, log: bool = False) -> tuple[float, float] | None:
 
 
 def _thin(n: int, most: int) -> np.ndarray:
-    """Indices of at most ``most`` points out of ``n``, always keeping the last one."""
+    """Indices of at most ``most`` points out of ``n``, always keeping the last one (cached:
+    every live frame asks for the same few; the array is read-only)."""
+    return _thin_cached(int(n), int(most))
+
+
+@functools.lru_cache(maxsize=256)
+def _thin_cached(n: int, most: int) -> np.ndarray:
     if n <= most:
-        return np.arange(n)
-    return np.unique(np.r_[np.linspace(0, n - 1, most).round().astype(int), n - 1])
+        keep = np.arange(n)
+    else:
+        keep = np.unique(np.r_[np.linspace(0, n - 1, most).round().astype(int), n - 1])
+    keep.flags.writeable = False
+    return keep
 
 
 def _legend_stub(frame: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -169,3 +180,52 @@ def _optimal_arms(result: Any) -> set[int]:
 
 def _problem(result: Any, problem: str | None) -> str:
     return problem or _spec(result).get("problem", "cmab")
+
+
+def band_title(kind: str) -> str:
+    """The band's description for a plot title, e.g. "mean ± 1 sd over runs (ddof = 1)"."""
+    return BANDS.get(kind, kind)
+
+
+def band_layers(
+    t: np.ndarray, values: np.ndarray | None, kind: str, floor: float | None = None
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The three layers of one algorithm's banded curve, as column data (no band math here:
+    :func:`dashboard.simulation.bands.band` computes it).
+
+    Returns ``(area, curve, traces)``:
+
+    * ``area``: ``{"x", "lo", "hi"}`` thinned to :data:`BAND_POINTS` (empty for ``runs``);
+    * ``curve``: ``{"x", "mean", "lo", "hi"}`` at every recorded round (the band's bounds for
+      the hover);
+    * ``traces``: ``{"x", "y"}``, every run as its own line, thinned to :data:`BAND_POINTS`
+      points each and separated by NaN (one glyph draws R thin lines; empty unless ``runs``).
+
+    ``floor`` clips the band's lower bound (e.g. 0 for a regret, which is never negative).
+    ``values`` is ``(R, G)`` (``None`` or no rounds: every layer empty).
+    """
+    empty = np.zeros(0)
+    if values is None or not len(t):
+        return (
+            {"x": empty, "lo": empty, "hi": empty},
+            {"x": empty, "mean": empty, "lo": empty, "hi": empty},
+            {"x": empty, "y": empty},
+        )
+    t = np.asarray(t, dtype=float)
+    b = band(values, kind)
+    lo = b.lo if floor is None else np.maximum(b.lo, floor)
+    keep = _thin(t.size, BAND_POINTS)
+    curve = {"x": t, "mean": b.mean, "lo": lo, "hi": b.hi}
+    if kind == "runs":
+        area = {"x": empty, "lo": empty, "hi": empty}
+        runs = b.runs[:, keep]
+        n_runs, k = runs.shape
+        ys = np.full((n_runs, k + 1), np.nan)
+        ys[:, :k] = runs
+        xs = np.full((n_runs, k + 1), np.nan)
+        xs[:, :k] = t[keep]
+        traces = {"x": xs.ravel()[:-1], "y": ys.ravel()[:-1]}
+    else:
+        area = {"x": t[keep], "lo": lo[keep], "hi": b.hi[keep]}
+        traces = {"x": empty, "y": empty}
+    return area, curve, traces

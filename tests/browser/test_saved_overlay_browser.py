@@ -1,0 +1,72 @@
+"""Real browser: a saved run uploaded through the file input is overlaid (dashed legend entry
+labelled with its seed and horizon) on the regret plot, with the band chosen by the URL's
+``band`` key (every run as a thin line)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard.cli import main
+
+pytestmark = pytest.mark.browser
+
+#: Generous: the first page of a fresh server on a loaded 2-core machine.
+WAIT_MS = 120_000
+
+#: Text of an element through its shadow DOM (as in test_dashboard.py).
+_DEEP_TEXT_JS = """(root) => {
+    const parts = [];
+    const walk = (n) => {
+        if (n.nodeType === 3) { parts.push(n.textContent); return; }
+        if (n.nodeType !== 1 && n.nodeType !== 11) return;
+        if (n.nodeType === 1 && ['STYLE', 'SCRIPT', 'LINK'].includes(n.tagName)) return;
+        if (n.shadowRoot) walk(n.shadowRoot);
+        for (const c of n.childNodes) walk(c);
+    };
+    walk(root);
+    return parts.join(' ');
+}"""
+
+_LEGEND_JS = """(needle) => {
+    let best = null, key = -1;
+    for (const m of Bokeh.documents[0].all_models) {
+        if (m.type !== 'Figure' || m.name !== 'regret-plot') continue;
+        const n = Number(String(m.id).replace(/\\D/g, ''));
+        if (n > key) { best = m; key = n; }
+    }
+    if (best === null) return null;
+    const labels = [];
+    const panels = [...best.right, ...best.center, ...best.left, ...best.above, ...best.below];
+    const legends = panels.filter((m) => m.type === 'Legend');
+    for (const legend of legends) for (const item of legend.items) {
+        const v = item.label && (item.label.value ?? item.label);
+        if (typeof v === 'string') labels.push(v);
+    }
+    return labels.filter((l) => l.includes(needle));
+}"""
+
+
+def test_upload_a_saved_run_and_see_it_overlaid(page, served_app, tmp_path):
+    path = tmp_path / "run.jsonl"
+    argv = ["simulate", "--problem", "cmab", "--algorithm", "AROQ-CMAB", "--d", "6", "--m", "2"]
+    argv += ["--horizon", "500", "--runs", "3", "--seed", "7", "--format", "json"]
+    assert main([*argv, "--save", str(path)]) == 0
+    page.goto(served_app + "?band=runs", timeout=WAIT_MS)
+    page.wait_for_function(
+        """() => window.Bokeh !== undefined && Bokeh.documents.length > 0
+        && [...Bokeh.documents[0].all_models].some((m) => m.name === 'regret-plot')""",
+        timeout=WAIT_MS,
+    )
+    assert "every run" in page.locator(".band-select select").input_value() or (
+        page.locator(".band-select select").input_value() == "runs"
+    )
+    page.locator(".saved-file input[type=file]").set_input_files(str(path))
+    page.wait_for_function(f"() => ({_LEGEND_JS})('(saved:')?.length > 0", timeout=WAIT_MS)
+    labels = page.evaluate(_LEGEND_JS, "(saved:")
+    assert labels == ["AROQ-CMAB (saved: seed 7, T=500)"]
+    notice = page.locator(".saved-notice").first.evaluate(_DEEP_TEXT_JS)
+    assert "Overlaid (dashed) from run.jsonl" in notice
+    assert "band=runs" in page.url  # the band is in the shareable link
+    page.locator(".saved-clear button").click()
+    page.wait_for_function(f"() => ({_LEGEND_JS})('(saved:')?.length === 0", timeout=WAIT_MS)
+    assert page.console_errors == []
