@@ -119,7 +119,10 @@ class PlayTab(pn.viewable.Viewer):
             self.param.rounds, label="Rounds of the game", sizing_mode="stretch_width"
         )
         self.new_button = pn.widgets.Button(
-            label="New game", color="primary", css_classes=["play-new-game"]
+            label="New game",
+            color="primary",
+            css_classes=["play-new-game"],
+            stylesheets=[":host .bk-btn { font-size: 16px; padding: 8px 18px; }"],
         )
         self.new_button.on_click(lambda _e: self.new_game())
         self.summary = pn.pane.Markdown("", sizing_mode="stretch_width")
