@@ -131,7 +131,7 @@ def browser(loads: int) -> dict[str, Any]:
                     ("sweep_tab", "Sweep", ".sweep-run-button button"),
                     ("play_tab", "Play", ".play-arms button"),
                 ):
-                    tab = page.get_by_role("tab", name=label)
+                    tab = page.locator(".bk-tab", has_text=label)
                     if not tab.count():
                         continue
                     start = time.perf_counter()

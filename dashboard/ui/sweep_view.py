@@ -36,6 +36,7 @@ import param
 
 from ..simulation import catalogue
 from ..simulation.sweep import GRID_FIELDS, SweepProgress, SweepResult, make_sweep, run_sweep
+from .safe import escape
 
 __all__ = ["METRICS", "SweepView", "parse_values", "sweep_plot"]
 
@@ -63,6 +64,13 @@ _CONTROLS = (
     "seed",
     "metric",
 )
+#: The grid table and buttons, readable on a projector.
+_GRID_CSS = (
+    "table.sweep-grid { border-collapse: collapse; font-size: 16px; margin-top: 8px; }"
+    "table.sweep-grid th, table.sweep-grid td { padding: 4px 14px; text-align: right;"
+    " border-bottom: 1px solid #ddd; } table.sweep-grid th { background: #f2f7fb; }"
+)
+_BIG_BUTTON = ":host .bk-btn { font-size: 16px; padding: 8px 18px; }"
 _COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
 
@@ -165,12 +173,18 @@ class SweepView(pn.viewable.Viewer):
 
     problem = param.ObjectSelector(default="cmab", objects=["cmab", "semiparametric"])
     algorithms = param.ListSelector(default=["AROQ-CMAB", "SROQ-CMAB"], objects=_ALL_ALGORITHMS)
-    x_field = param.ObjectSelector(default="horizon", objects=_ALL_FIELDS)
-    x_values = param.String(default="1000, 3000, 10000")
-    group_field = param.ObjectSelector(default="(none)", objects=["(none)", *_ALL_FIELDS])
-    group_values = param.String(default="")
-    horizon = param.Integer(default=2000, bounds=(1, 10_000_000), doc="T when not swept")
-    runs = param.Integer(default=3, bounds=(1, 256))
+    x_field = param.ObjectSelector(
+        default="horizon", objects=_ALL_FIELDS, label="Swept field (x axis)"
+    )
+    x_values = param.String(default="1000, 3000, 10000", label="Its values (comma separated)")
+    group_field = param.ObjectSelector(
+        default="(none)", objects=["(none)", *_ALL_FIELDS], label="Second field (one line each)"
+    )
+    group_values = param.String(default="", label="Its values")
+    horizon = param.Integer(
+        default=2000, bounds=(1, 10_000_000), label="Horizon T (when not swept)"
+    )
+    runs = param.Integer(default=3, bounds=(1, 256), label="Runs (repetitions per point)")
     seed = param.Integer(default=0, bounds=(0, None))
     metric = param.ObjectSelector(default="final regret", objects=list(METRICS))
     progress = param.Integer(default=0, bounds=(0, 100))
@@ -201,10 +215,17 @@ class SweepView(pn.viewable.Viewer):
             value=0, max=100, sizing_mode="stretch_width", css_classes=["sweep-progress"]
         )
         self._run_button = pn.widgets.Button(
-            label="Run sweep", color="primary", css_classes=["sweep-run-button"]
+            label="Run sweep",
+            color="primary",
+            css_classes=["sweep-run-button"],
+            stylesheets=[_BIG_BUTTON],
         )
         self._cancel_button = pn.widgets.Button(
-            label="Cancel", color="default", disabled=True, css_classes=["sweep-cancel-button"]
+            label="Cancel",
+            color="default",
+            disabled=True,
+            css_classes=["sweep-cancel-button"],
+            stylesheets=[_BIG_BUTTON],
         )
         self._file = pn.widgets.FileInput(accept=".jsonl,.json", multiple=False)
         self._file.param.watch(
@@ -414,6 +435,7 @@ class SweepView(pn.viewable.Viewer):
                     cells.append("<td>…</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         return (
+            f"<style>{_GRID_CSS}</style>"
             f'<table class="sweep-grid"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table>"
         )
@@ -423,7 +445,12 @@ class SweepView(pn.viewable.Viewer):
         """The sweep's settings, Run / Cancel and the file opener (a page's sidebar)."""
         if self._controls is None:
             hooks = {"x_values": "sweep-values", "group_values": "sweep-group-values"}
-            widgets: dict[str, Any] = {"algorithms": pn.widgets.MultiChoice}
+            widgets: dict[str, Any] = {
+                "algorithms": pn.widgets.MultiChoice,
+                "horizon": pn.widgets.IntInput,  # (a slider over 1..10^7 cannot be aimed)
+                "runs": pn.widgets.IntInput,
+                "seed": pn.widgets.IntInput,
+            }
             for name, css in hooks.items():
                 widgets[name] = {"type": pn.widgets.TextInput, "css_classes": [css]}
             form = pn.Param(
@@ -447,7 +474,11 @@ class SweepView(pn.viewable.Viewer):
     def output(self) -> pn.Column:
         """Notice, progress bar and status, the plot and the grid (a page's main area)."""
         if self._output is None:
-            status = pn.pane.Str(self.param.status, css_classes=["sweep-status"])
+            status = pn.pane.Markdown(
+                pn.bind(escape, self.param.status),
+                css_classes=["sweep-status"],
+                styles={"font-size": "18px"},
+            )
             self._output = pn.Column(
                 self._notice,
                 self._bar,
