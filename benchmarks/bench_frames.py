@@ -9,8 +9,9 @@ plots really exist and are patched, as in a browser session), presses Run and ca
 
 Each frame is split into
 
-* **simulation** -- ``RunModel._advance`` (the ``frame_seconds`` budget of simulation rounds);
-* **snapshot** -- ``RunModel._snapshot`` (``Simulation.result()``: the curves so far);
+* **simulation** -- ``RunModel._ask`` (in-process: the ``frame_seconds`` budget of simulation
+  rounds, ``Simulation.advance_for``);
+* **snapshot** -- ``RunModel._collect`` (the frame's result: the curves so far);
 * **push** -- ``DashboardApp._push`` (frames / HoloViews data, assignment to the Bokeh
   ``ColumnDataSource``\\ s and ranges, the progress text) inside ``pn.io.hold()``;
 * **serialize** -- building the ``PATCH-DOC`` message the Bokeh server would send for the
@@ -198,8 +199,9 @@ def measure(
         _record_events(doc, events)
 
         rm = app.run_model
-        sim_t, snap_t, push_t = _Timer(rm._advance), _Timer(rm._snapshot), _Timer(app._push)
-        rm._advance, rm._snapshot, app._push = sim_t, snap_t, push_t  # instance-level wrappers
+        # in-process: ``_ask`` simulates the frame's rounds, ``_collect`` takes the result
+        sim_t, snap_t, push_t = _Timer(rm._ask), _Timer(rm._collect), _Timer(app._push)
+        rm._ask, rm._collect, app._push = sim_t, snap_t, push_t  # instance-level wrappers
 
         events.clear()
         start = time.perf_counter()

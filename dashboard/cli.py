@@ -13,13 +13,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .cli_args import (
+    CLIError,
+    add_plugin_flag,
+    check_format,
+    cli_type,
+    load_plugins,
+    parse_params,
+    parse_value,
+)
+
 __all__ = ["main"]
 
+# the shared argument helpers live in cli_args.py; these names stay importable from here
+_parse_value, _parse_params, _check_format = parse_value, parse_params, check_format
+
 EXIT_USAGE = 2
-
-
-class CLIError(Exception):
-    """A user error to report in one line."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,39 +36,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise CLIError(f"{self.prog}: {message} (see --help)")
-
-
-def _parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """``ALG:key=value`` items -> ``{ALG: {key: value}}``."""
-    out: dict[str, dict[str, Any]] = {}
-    for item in items:
-        alg, sep, rest = item.partition(":")
-        key, eq, value = rest.partition("=")
-        if not sep or not eq or not alg or not key:
-            raise CLIError(f"--param must look like ALGORITHM:name=value, got {item!r}")
-        out.setdefault(alg, {})[key] = _parse_value(value)
-    return out
-
-
-def cli_type(field: Any, problem: str | None = None) -> Any:
-    """An argparse ``type=`` from a schema field: the text is checked against the field's
-    bounds or choices before any conversion (a 400-digit ``--seed`` is an error, not a crash)."""
-
-    def parse(text: str) -> Any:
-        try:
-            return field.parse(text, problem)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    parse.__name__ = field.kind
-    return parse
 
 
 def _seconds(text: str) -> float:
@@ -91,30 +67,6 @@ def _add_limits(p: argparse.ArgumentParser, what: str) -> None:
         f"memory limit is {DEFAULT_MAX_MEMORY / 1024**3:g} GB)",
     )
     p.add_argument("--force", action="store_true", help="no time or memory limit")
-
-
-def add_plugin_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--plugin",
-        action="append",
-        default=[],
-        metavar="PATH_OR_MODULE",
-        help="load your own policy/shift first: a .py file or an importable module "
-        "(repeatable; see docs/PLUGINS.md)",
-    )
-
-
-def load_plugins(specs: Sequence[str]) -> None:
-    """Register the ``--plugin`` files/modules (one-line error for a bad plug-in)."""
-    if not specs:
-        return
-    from .plugins import load_plugin
-
-    for spec in specs:
-        try:
-            load_plugin(spec)
-        except ValueError as exc:
-            raise CLIError(str(exc).splitlines()[0]) from None
 
 
 def _param_help() -> str:
@@ -222,17 +174,10 @@ def _spec_from_args(args: argparse.Namespace) -> Any:
     return make_spec(problem, **given)
 
 
-def _check_format(fmt: str) -> str:
-    f = str(fmt).strip().lower()
-    if f not in ("json", "table"):
-        raise CLIError(f"unknown format {fmt!r}; choose from: json, table")
-    return f
-
-
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation.runner import Simulation
 
-    fmt = _check_format(args.format)
+    fmt = check_format(args.format)
     if args.band is not None:
         from .simulation.bands import check_band
 
@@ -247,7 +192,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         horizon=args.horizon,
         runs=args.runs,
         seed=args.seed,
-        params=_parse_params(args.param),
+        params=parse_params(args.param),
         max_work=None if args.force else args.max_work,
     ) as sim:
         result = _run_with_progress(sim)
@@ -300,7 +245,7 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
     from .catalogue_text import catalogue_table
     from .simulation import catalogue
 
-    fmt = _check_format(args.format)
+    fmt = check_format(args.format)
     load_plugins(args.plugin)
     problem = None
     if args.problem is not None:
@@ -351,7 +296,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
     from .algorithms.semiparametric.instances import load_features_csv, random_instance
     from .simulation.budget import enforce, estimate_design
 
-    fmt = _check_format(args.format)
+    fmt = check_format(args.format)
     if args.features:
         inst = load_features_csv(args.features, rescale=args.rescale, seed=args.seed)
     else:

@@ -308,7 +308,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="classroom",
         help=f"{' | '.join(SCALES)} (default classroom: tens of seconds; paper: full size)",
     )
-    from .cli import cli_type
+    from .cli_args import cli_type
     from .simulation.specs import FIELDS
 
     p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help=FIELDS["seed"].help())

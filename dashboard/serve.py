@@ -99,7 +99,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="file holding the class password (Panel basic auth); keep it out of the shell history",
     )
     p.add_argument("--show", action="store_true", help="open a browser on the server machine")
-    from .cli import add_plugin_flag
+    from .cli_args import add_plugin_flag
 
     add_plugin_flag(p)  # your own policies/shifts, for every session (and every Dask worker)
     p.set_defaults(func=_cmd_serve)
@@ -119,7 +119,7 @@ def _read_password(path: str | None) -> str | None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from .cli import load_plugins
+    from .cli_args import load_plugins
 
     load_plugins(args.plugin)
     password = _read_password(args.password_file)

@@ -16,6 +16,8 @@ import sys
 import time
 from typing import Any
 
+from .cli_args import CLIError, check_format, cli_type, parse_params, parse_value
+
 __all__ = ["add_parsers", "add_save_argument", "save_simulation"]
 
 EXIT_INTERRUPTED = 130
@@ -26,7 +28,6 @@ def _problem_flags() -> tuple[tuple[str, Any, str], ...]:
     """``(flag, argparse type, help)`` of the problem fields, generated from the one problem
     schema (:data:`dashboard.simulation.specs.FIELDS`): numbers are checked against the
     schema's bounds before conversion; choices are checked by ``make_spec``."""
-    from .cli import cli_type
     from .simulation.specs import FIELDS, RUN_FIELDS
 
     return tuple(
@@ -42,24 +43,16 @@ def _problem_flags() -> tuple[tuple[str, Any, str], ...]:
 _PROBLEM_FLAGS = _problem_flags()
 
 
-def _cli_error(message: str) -> Exception:
-    from .cli import CLIError
-
-    return CLIError(message)
-
-
 def _parse_grid(items: list[str]) -> list[tuple[str, list[Any]]]:
     """``KEY=v1,v2`` items -> ``[(KEY, [v1, v2])]`` (values parsed as JSON where they are)."""
-    from .cli import _parse_value
-
     out = []
     for item in items:
         key, eq, values = item.partition("=")
         if not eq or not key.strip():
-            raise _cli_error(f"--grid must look like FIELD=v1,v2,... got {item!r}")
-        vals = [_parse_value(v.strip()) for v in values.split(",") if v.strip()]
+            raise CLIError(f"--grid must look like FIELD=v1,v2,... got {item!r}")
+        vals = [parse_value(v.strip()) for v in values.split(",") if v.strip()]
         if not vals:
-            raise _cli_error(f"--grid {key.strip()} has an empty list of values")
+            raise CLIError(f"--grid {key.strip()} has an empty list of values")
         out.append((key.strip(), vals))
     return out
 
@@ -79,7 +72,6 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--algorithm", action="append", required=True, help="repeat to compare")
     for flag, typ, text in _PROBLEM_FLAGS:
         p.add_argument(flag, type=typ, default=None, help=text)
-    from .cli import cli_type
     from .simulation.specs import FIELDS
 
     p.add_argument(
@@ -104,7 +96,6 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def _sweep_from_args(args: argparse.Namespace) -> Any:
-    from .cli import _parse_params
     from .simulation.sweep import make_sweep
 
     base = {}
@@ -120,7 +111,7 @@ def _sweep_from_args(args: argparse.Namespace) -> Any:
         runs=args.runs,
         seed=args.seed,
         grid=_parse_grid(args.grid),
-        params=_parse_params(args.param),
+        params=parse_params(args.param),
         **base,
     )
 
@@ -157,10 +148,9 @@ def _print_sweep(result: Any, fmt: str) -> None:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .cli import _check_format
     from .simulation.sweep import close_clients, run_sweep
 
-    fmt = _check_format(args.format)
+    fmt = check_format(args.format)
     sweep = _sweep_from_args(args)  # every check before any work
     scheduler = args.scheduler
     if scheduler is not None and str(scheduler).strip().lower() == "inprocess":
@@ -206,10 +196,9 @@ def load(path: str) -> Any:
 
 
 def _cmd_load(args: argparse.Namespace) -> int:
-    from .cli import _check_format
     from .simulation.results import SimulationResult
 
-    fmt = _check_format(args.format)
+    fmt = check_format(args.format)
     res = load(args.file)
     if isinstance(res, SimulationResult):
         print(json.dumps(res.to_dict(), indent=2) if fmt == "json" else res.to_table())

@@ -9,13 +9,29 @@ plug-in add its own (a new shift type is one file plus one ``register`` line).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .declare import ComponentDeclaration
 
-__all__ = ["ComponentRegistry"]
+__all__ = ["ComponentRegistry", "Declared"]
 
 T = TypeVar("T")
+
+
+class Declared:
+    """Base of every declared component (shift, action family, reward model): a subclass that
+    sets ``declaration`` gets ``key`` = the declaration's name (the CLI / dashboard key)."""
+
+    #: What the component says about itself (name, doc, reference); ``key`` is its name.
+    declaration: ClassVar[ComponentDeclaration | None] = None
+    #: The CLI / dashboard key (``m-sets``, ``sine`` ...).
+    key: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        decl = cls.__dict__.get("declaration")
+        if isinstance(decl, ComponentDeclaration):
+            cls.key = decl.name
 
 
 class ComponentRegistry(Generic[T]):

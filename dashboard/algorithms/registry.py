@@ -44,10 +44,10 @@ BUILTIN: tuple[str, ...] = (
     "cmab.policies.sroq:SROQ",
     "cmab.policies.covariance:AROQC",
     "cmab.policies.covariance:SROQC",
-    "cmab.policies.covariance:OLSUCBC",
+    "cmab.policies.ols_ucb_c:OLSUCBC",
     "cmab.policies.general:AROQGR",
     "cmab.policies.general:SROQGR",
-    "cmab.policies.general:SDCB",
+    "cmab.policies.sdcb:SDCB",
     "cmab.policies.general:DiscretizedAROQGR",
     "cmab.policies.general:DiscretizedSROQGR",
     # --- semiparametric bandits (experimental-design paper) ---

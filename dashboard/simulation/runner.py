@@ -6,11 +6,13 @@ pseudo-regret at a fixed grid of rounds (:func:`time_grid`).  The batch path
 (:func:`simulate`) and the streaming path (:func:`stream`, or the dashboard calling
 :meth:`Simulation.advance_for` on a timer) run the very same code, and all randomness is
 counter based, so both give identical numbers for the same seed whatever the chunking.
+
+The checks of what to run live in :mod:`.selection`, the R runs of one algorithm in
+:mod:`.group` (:class:`~.group.AlgorithmGroup`); this module is the run loop.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -19,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.base import Policy
 from ..algorithms.cmab.oracle import make_executor
-from ..algorithms.registry import AlgorithmInfo
-from . import budget, catalogue
+from . import budget
 from .fields import check_bool, check_int
+from .group import AlgorithmGroup
 from .results import AlgorithmResult, SimulationResult, merge_results
+from .selection import check_algorithms, check_names, check_params, rep_ids
 from .specs import FIELDS, MAX_HORIZON, MAX_RUNS, ProblemSpec, check_spec
 
 __all__ = [
@@ -66,112 +68,6 @@ def time_grid(horizon: int, points: int = 400) -> np.ndarray:
     return g[(g >= 1) & (g <= horizon)]
 
 
-def _accepted_kwargs(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Keep only the keyword arguments ``cls.__init__`` accepts."""
-    sig = inspect.signature(cls.__init__)
-    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        return dict(kwargs)
-    return {k: v for k, v in kwargs.items() if k in sig.parameters}
-
-
-def _check_names(algorithms: Any) -> list[str]:
-    """A name or a list of 1 to 16 names (strings), else ValueError."""
-    if isinstance(algorithms, str):
-        algorithms = [algorithms]
-    if not isinstance(algorithms, list | tuple):
-        raise ValueError(
-            f"algorithms must be a name or a list of names, got {type(algorithms).__name__}"
-        )
-    if not algorithms:
-        raise ValueError("choose at least one algorithm")
-    if len(algorithms) > 16:
-        raise ValueError(f"at most 16 algorithms at once, got {len(algorithms)}")
-    bad = [a for a in algorithms if not isinstance(a, str)]
-    if bad:
-        raise ValueError(f"algorithm names must be strings, got {type(bad[0]).__name__}")
-    return list(algorithms)
-
-
-def _info(name: Any, problem: str) -> AlgorithmInfo:
-    """The registry entry of ``name`` (through the catalogue, so plug-ins are loaded)."""
-    if not isinstance(name, str):
-        raise ValueError(f"algorithm names must be strings, got {name!r}")
-    catalogue.declaration(name, problem)  # ValueError naming the allowed algorithms
-    from ..algorithms.registry import algorithm_info
-
-    return algorithm_info(name, problem)
-
-
-def _check_params(params: Any, infos: list[AlgorithmInfo]) -> dict[str, dict[str, Any]]:
-    """``{algorithm: {constant: value}}`` checked against the declarations: only chosen
-    algorithms, only declared constants (never internal arguments such as ``oracle_delay``
-    or ``executor``, which the spec supplies), each within its declared bounds."""
-    if params is None:
-        return {}
-    if not isinstance(params, dict):
-        raise ValueError(
-            "params must be a mapping {algorithm: {constant: value}}, got "
-            f"{type(params).__name__}"
-        )
-    by_name = {i.name.lower(): i for i in infos}
-    out: dict[str, dict[str, Any]] = {}
-    for key, values in params.items():
-        info = by_name.get(str(key).strip().lower())
-        if info is None:
-            raise ValueError(
-                f"parameters given for an algorithm not chosen: {key!r} "
-                f"(chosen: {', '.join(i.name for i in infos)})"
-            )
-        info.declaration.validate(values)
-        out[info.name.lower()] = dict(values)
-    return out
-
-
-def rep_ids(reps: Sequence[int] | None, runs: int) -> list[int]:
-    """The sorted repetition ids ``reps`` (all of ``0 .. runs-1`` if None), validated."""
-    if reps is None:
-        return list(range(runs))
-    if isinstance(reps, (str, bytes)) or not hasattr(reps, "__iter__"):
-        raise ValueError(f"reps must be a list of repetition ids, got {reps!r}")
-    given = list(reps)
-    ids = sorted({check_int("repetition id", r, 0, runs - 1) for r in given})
-    if not ids:
-        raise ValueError("reps must name at least one repetition")
-    if len(ids) != len(given):
-        raise ValueError(f"a repetition id is listed twice: {given}")
-    return ids
-
-
-def check_algorithms(
-    spec: ProblemSpec,
-    algorithms: Sequence[str],
-    params: dict[str, dict[str, Any]] | None = None,
-) -> list[AlgorithmInfo]:
-    """Resolve ``algorithms`` for ``spec`` and check ``params`` against them (ValueError).
-
-    The checks :class:`Simulation` makes before building anything: known names, none twice,
-    each supporting the spec's reward model, parameters only for chosen algorithms and only
-    their declared constants within bounds.
-    """
-    if isinstance(algorithms, str):
-        algorithms = [algorithms]
-    if not algorithms:
-        raise ValueError("choose at least one algorithm")
-    infos = [_info(a, spec.problem) for a in algorithms]
-    names = [i.name for i in infos]
-    if len(set(names)) != len(names):
-        raise ValueError(f"an algorithm is listed twice: {', '.join(names)}")
-    reward = getattr(spec, "reward", None)
-    for info in infos:
-        if reward is not None and reward not in info.rewards:
-            raise ValueError(
-                f"{info.name} does not support the {reward!r} reward model "
-                f"(it supports: {', '.join(info.rewards)})"
-            )
-    _check_params(params, infos)
-    return infos
-
-
 _OPTIONS = ("params", "grid_points", "batched", "max_work", "reps")
 
 
@@ -199,107 +95,6 @@ def _check_seconds(seconds: Any) -> float:
     if not (0.0 <= v <= MAX_SLICE_SECONDS):
         raise ValueError(f"seconds must be a number from 0 to 3600, got {seconds!r}")
     return v
-
-
-class _Group:
-    """The R runs of one algorithm (R policies, or one batched policy covering all R)."""
-
-    def __init__(
-        self,
-        info: AlgorithmInfo,
-        params: dict[str, Any],
-        common: dict[str, Any],
-        envs: list[Any],
-        horizon: int,
-        allow_batched: bool,
-    ) -> None:
-        self.info = info
-        cls = info.load()
-        kwargs = {**_accepted_kwargs(cls, common), **params}
-        self.params = {
-            k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool, type(None)))
-        }
-        self.envs = envs
-        self.R = len(envs)
-        # the declared batched engine (same numbers, R repetitions at once), if any
-        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
-        self.wall = np.zeros(self.R)
-        if batched_cls is not None:
-            self.batched = batched_cls(**kwargs)
-            self.batched.reset(envs, horizon)
-            self.policies: list[Any] = []
-        else:
-            self.batched = None
-            self.policies = [cls(**kwargs) for _ in envs]
-            for p, env in zip(self.policies, envs):
-                p.reset(env, horizon)
-
-    @property
-    def t(self) -> int:
-        if self.batched is not None:
-            return int(self.batched.t)
-        return min(p.t for p in self.policies)
-
-    def advance(self, until: int) -> None:
-        """Bring every run to round ``until`` (exactly)."""
-        if self.batched is not None:
-            start = time.perf_counter()
-            while self.batched.t < until:
-                before = self.batched.t
-                self.batched.advance(until)
-                if self.batched.t <= before:
-                    raise RuntimeError(f"{self.info.name} made no progress at t={before}")
-            self.wall += (time.perf_counter() - start) / self.R
-            return
-        for r, p in enumerate(self.policies):
-            start = time.perf_counter()
-            while p.t < until:
-                before = p.t
-                p.advance(until)
-                if p.t <= before or p.t > until:
-                    raise RuntimeError(
-                        f"{self.info.name} advanced from t={before} to t={p.t} "
-                        f"when asked to reach {until}"
-                    )
-            self.wall[r] += time.perf_counter() - start
-
-    def cum_regret(self) -> np.ndarray:
-        if self.batched is not None:
-            return np.asarray(self.batched.cum_regret, dtype=float).copy()
-        return np.array([p.cum_regret for p in self.policies], dtype=float)
-
-    def alpha_regret(self) -> np.ndarray | None:
-        """Exact alpha-regret per run (Theorem 7), for policies that report one (an
-        approximate oracle: ``alpha_regret`` attribute, e.g. alpha-AROQ-CMAB); else None."""
-        if self.batched is not None:
-            value = getattr(self.batched, "alpha_regret", None)
-        elif all(hasattr(p, "alpha_regret") for p in self.policies):
-            value = [p.alpha_regret for p in self.policies]
-        else:
-            value = None
-        return None if value is None else np.asarray(value, dtype=float).copy()
-
-    def logs(self) -> list[Any]:
-        if self.batched is not None:
-            return list(self.batched.logs)
-        return [p.log for p in self.policies]
-
-    def events(self) -> list[list[Any]]:
-        if self.batched is not None:
-            return [list(e) for e in self.batched.events]
-        return [list(p.events) for p in self.policies]
-
-    def declared(self) -> tuple[np.ndarray, np.ndarray] | None:
-        if self.batched is not None or self.info.problem != "semiparametric":
-            return None
-        if type(self.policies[0]).declared_arm is Policy.declared_arm:
-            return None  # this algorithm never declares a best arm
-        arms = np.array([-1 if p.declared_arm is None else p.declared_arm for p in self.policies])
-        times = np.array(
-            [np.nan if p.declaration_time is None else p.declaration_time for p in self.policies],
-            dtype=float,
-        )
-        return arms, times
 
 
 class Simulation:
@@ -361,8 +156,8 @@ class Simulation:
         max_work = budget.check_limit("max_work", max_work)
         self.reps = rep_ids(reps, self.runs)
         self.spec = spec
-        infos = check_algorithms(spec, _check_names(algorithms), params)
-        params = _check_params(params, infos)
+        infos = check_algorithms(spec, check_names(algorithms), params)
+        params = check_params(params, infos)
         self.grid = time_grid(self.horizon, grid_points)
         self.built = spec.build(self.seed)  # cheap: O(K d); a features CSV is read capped
         self.estimate = budget.estimate_run(
@@ -382,11 +177,13 @@ class Simulation:
                 "executor": self._executor,
                 "alpha": spec.alpha,
             }
-        self.groups: list[_Group] = []
+        self.groups: list[AlgorithmGroup] = []
         for info in infos:
             envs = [spec.environment(self.built, self.seed, r) for r in self.reps]
             self.groups.append(
-                _Group(info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched)
+                AlgorithmGroup(
+                    info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched
+                )
             )
         self.t = 0
         self._times: list[int] = []

@@ -105,3 +105,67 @@ def test_batched_olsucbc_linear_model_and_no_warmup():
         [7, 200],
         {"warmup_fraction": 0.0},
     )
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+@pytest.mark.parametrize("R", [1, 3])
+def test_batched_disc_aroq_gr_equals_single_runs(seed, R):
+    """Disc-AROQ-GR: one batched run = R single runs (regrets at every chunk, query logs with
+    their rounds and purposes, events, pull counters), with the vectorised path."""
+    from dashboard.algorithms.cmab.policies.general import (
+        BatchedDiscretizedAROQGR,
+        DiscretizedAROQGR,
+    )
+
+    model, family = ContinuousRewards(5, seed=seed), MSets(5, 2)
+    kw = {"s": 12, "C": 1.0}
+    b = _compare(
+        DiscretizedAROQGR, BatchedDiscretizedAROQGR, model, family, 500, R, [1, 3, 90, 500], kw
+    )
+    assert b._lockstep is None
+    singles = [DiscretizedAROQGR(**kw).run(model.environment(family, r), 500) for r in range(R)]
+
+    def strip(log):  # every query: round, adaptivity round, purpose, arm (no wall times)
+        arr = log.arrays()
+        purposes = [log.purposes[c] for c in arr["purpose_code"]]
+        return arr["t"].tolist(), arr["round_id"].tolist(), purposes, arr["arm"].tolist()
+
+    assert [strip(log) for log in b.logs] == [strip(p.log) for p in singles]
+    for ev_b, p in zip(b.events, singles):
+        assert [(e.t, e.kind) for e in ev_b] == [(e.t, e.kind) for e in p.events]
+        assert all(
+            np.array_equal(x.data["action"], y.data["action"])
+            and np.array_equal(x.data["advanced"], y.data["advanced"])
+            for x, y in zip(ev_b, p.events)
+        )
+
+
+def test_batched_disc_aroq_gr_default_s_and_lockstep_fallback():
+    from dashboard.algorithms.cmab.policies.general import (
+        BatchedDiscretizedAROQGR,
+        DiscretizedAROQGR,
+    )
+
+    # the paper's s = ceil(sqrt(m T)) (Fourier path of the oracle), d = 6, m = 3
+    _compare(
+        DiscretizedAROQGR,
+        BatchedDiscretizedAROQGR,
+        ContinuousRewards(6, seed=4),
+        MSets(6, 3),
+        400,
+        2,
+        [400],
+    )
+    # general (lattice) outcomes are not the Beta model: lockstep, same numbers
+    b = _compare(
+        DiscretizedAROQGR,
+        BatchedDiscretizedAROQGR,
+        GeneralRewards(4, seed=0),
+        MSets(4, 2),
+        80,
+        2,
+        [80],
+    )
+    assert b._lockstep is not None
+    with pytest.raises(ValueError):
+        BatchedDiscretizedAROQGR(s=0)

@@ -334,3 +334,27 @@ def test_aroqc_round_w_opens_epoch_one():
     last = p.warmup_action(W).astype(np.int64)
     assert np.array_equal(p.prev, before)
     assert np.array_equal(p.cur, np.outer(last, last))
+
+
+def test_warmup_pair_lookups_cached_per_family_same_logs_and_numbers():
+    """The warm-up's pair look-ups are cached per family (start-up, issue 9): a second run on
+    the same family, and a run through the oracle proper (a delay forces it), give the same
+    actions, regret and query log (rounds, adaptivity rounds, purposes, arms)."""
+    from dashboard.algorithms.cmab.actions import MSets
+    from dashboard.algorithms.cmab.policies.covariance import AROQC
+    from dashboard.algorithms.cmab.policies.covariance_base import _PAIR_ACTIONS
+    from dashboard.algorithms.cmab.rewards import CovarianceRewards
+
+    family, model = MSets(5, 2), CovarianceRewards(5, seed=1)
+
+    def strip(log):
+        a = log.arrays()
+        return [a[k].tolist() for k in ("t", "round_id", "purpose_code", "arm")], log.purposes
+
+    runs = [AROQC().run(model.environment(family, 0), 3000) for _ in range(2)]
+    assert family in _PAIR_ACTIONS
+    direct = AROQC(oracle_delay=1e-9).run(model.environment(family, 0), 3000)
+    for p in runs:
+        assert p.cum_regret == direct.cum_regret
+        assert strip(p.log) == strip(direct.log)
+        assert np.array_equal(p._pair_acts, direct._pair_acts)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import randomness as rnd
 from ..base import validate_int, validate_positive
-from ..components import ComponentRegistry
+from ..components import ComponentRegistry, Declared
 from ..declare import ComponentDeclaration
 
 __all__ = [
@@ -67,24 +67,20 @@ class ShiftContext:
     arms: np.ndarray | None = None
 
 
-class Shift(ABC):
+class Shift(Declared, ABC):
     """A shift sequence nu_t.
 
-    Subclasses implement :meth:`values`.  ``magnitude`` scales the whole sequence.
+    Subclasses implement :meth:`values`.  ``magnitude`` scales the whole sequence.  Its
+    ``declaration`` (name, formula, reference) sets ``key``.
     """
 
-    #: What the shift says about itself (name, formula, reference); ``key`` is its name.
-    declaration: ClassVar[ComponentDeclaration | None] = None
-    #: CLI key.
-    key: ClassVar[str] = ""
     #: True if the values depend on the learner (via :class:`ShiftContext`).
     adaptive: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
+        super().__init_subclass__(**kwargs)  # Declared: key = the declaration's name
         decl = cls.__dict__.get("declaration")
         if isinstance(decl, ComponentDeclaration):
-            cls.key = decl.name
             cls.adaptive = bool(decl.extra.get("adaptive", False))
 
     def __init__(self, magnitude: float = 1.0, seed: int = 0) -> None:

@@ -15,68 +15,28 @@ wall times), like :class:`~.cucb.BatchedCUCB`:
 * :class:`BatchedOLSUCBC` -- OLS-UCB-C: the warm-up is shared code, then every round scores all
   actions of all repetitions with the fast index of :mod:`.covariance` (refined on near-ties).
 
-The simulation runner finds an engine as ``Batched<ClassName>`` in the policy's module, so
-:mod:`.general` and :mod:`.covariance` re-export them.
+Each engine is parameterised by its single policy class (``single``), which the policy module
+(:mod:`.general`, :mod:`.covariance`) sets when it declares the engine: this module imports
+no policy module, so the dependency points one way (policy module -> engine).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ...base import ExpensiveLog, Policy, PolicyEvent
-from ..rewards.aggregate import action_arms, error_bound, lattice, prefix_table, values_dense
-from ..rewards.general import expected_aggregate, reward_function_of
+from ...base import ExpensiveLog, PolicyEvent
+from ..rewards.aggregate import action_arms, lattice, prefix_table
+from ..rewards.laws import reward_function_of
 from .common import pull_indexed
+from .gr_batch import optimistic_dense, refined_rows
+from .lockstep import LockstepBatch, check_envs
 
-__all__ = ["BatchedOLSUCBC", "BatchedSDCB", "LockstepBatch"]
-
-
-class LockstepBatch:
-    """``R`` single-repetition policies advanced together (the batched interface, no
-    vectorisation): the fallback of every batched engine, identical numbers by construction."""
-
-    def __init__(self, policies: Sequence[Policy]) -> None:
-        self.policies = list(policies)
-        self.logs = [p.log for p in self.policies]
-        self.events = [p.events for p in self.policies]
-
-    def reset(self, envs: Sequence[Any], horizon: int) -> None:
-        for p, env in zip(self.policies, envs):
-            p.reset(env, horizon)
-        self.logs = [p.log for p in self.policies]
-        self.events = [p.events for p in self.policies]
-
-    @property
-    def t(self) -> int:
-        return min(p.t for p in self.policies)
-
-    @property
-    def cum_regret(self) -> np.ndarray:
-        return np.array([p.cum_regret for p in self.policies], dtype=float)
-
-    def advance(self, until: int) -> int:
-        for p in self.policies:
-            while p.t < min(until, p.horizon):
-                before = p.t
-                p.advance(until)
-                if p.t <= before:
-                    raise RuntimeError(f"{p.name} made no progress at t={before}")
-        return self.t
-
-
-def _check_envs(envs: Sequence[Any], name: str) -> list[Any]:
-    envs = list(envs)
-    if not envs:
-        raise ValueError(f"{name}.reset needs at least one environment")
-    family, model = envs[0].family, envs[0].model
-    if any(e.family is not family or e.model is not model for e in envs):
-        raise ValueError("all environments of a batch must share one family and one model")
-    return envs
+__all__ = ["BatchedOLSUCBC", "BatchedSDCB", "LockstepBatch"]  # LockstepBatch: re-exported
 
 
 class BatchedSDCB:
@@ -97,6 +57,8 @@ class BatchedSDCB:
 
     name = "SDCB"
     problem = "cmab"
+    #: the single-repetition policy class, set by :mod:`.general` (no import back)
+    single: Callable[..., Any]
 
     def __init__(
         self,
@@ -106,8 +68,7 @@ class BatchedSDCB:
         initial_pass: bool = True,
         window: int | None = None,
     ) -> None:
-        from .general import SDCB
-
+        SDCB = type(self).single
         self._kwargs = {
             "C": C,
             "oracle_delay": oracle_delay,
@@ -142,10 +103,8 @@ class BatchedSDCB:
 
     def reset(self, envs: Sequence[Any], horizon: int) -> None:
         """Start ``len(envs)`` repetitions of ``horizon`` rounds (shared family and model)."""
-        from .general import SDCB
-
-        envs = _check_envs(envs, "BatchedSDCB")
-        singles = [SDCB(**self._kwargs) for _ in envs]
+        envs = check_envs(envs, "BatchedSDCB")
+        singles = [type(self).single(**self._kwargs) for _ in envs]
         for p, env in zip(singles, envs):
             p.reset(env, horizon)  # validates env and horizon, checks the oracle work
         family, model = envs[0].family, envs[0].model
@@ -200,72 +159,16 @@ class BatchedSDCB:
             self._w0[r, arms] = self.n[r, arms]
 
     # ------------------------------------------------------------------ rounds
-    def _laws(self, t: int) -> np.ndarray:
-        """Optimistic laws of Eq. (10) for every repetition and arm, dense ``(R, d, G)``
-        (exactly the probabilities of ``EmpiricalDistributions.optimistic``)."""
-        n = self.n
-        log_term = math.log(max(t, 1))
-        with np.errstate(divide="ignore"):
-            rho = np.where(n > 0, np.sqrt(self.C * log_term / np.maximum(n, 1)), np.inf)
-        F = np.cumsum(self.counts.astype(float), axis=2) / np.maximum(n, 1)[..., None]
-        Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
-        P = np.diff(Fu, axis=2, prepend=0.0, append=1.0)
-        point = (n == 0) | (rho >= 1.0)
-        P[point] = 0.0
-        P[point, -1] = 1.0
-        return P
-
-    def _exact_laws(self, P: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        grid = self.grid
-        return [(grid[p > 0], p[p > 0]) for p in P]
-
     def _choose(self, t: int) -> np.ndarray:
-        P = self._laws(t)
-        approx = values_dense(self.grid, P, self.arms, self.kind, self._prefixes)
-        if t <= self.init_length:  # Chen et al.'s initial pass: actions containing arm t - 1
-            approx[:, ~self.A[:, t - 1]] = -np.inf
-        k = self.arms.shape[1]
-        best = approx.max(axis=1)
-        gmin = self.grid[np.argmax(P.any(axis=1), axis=1)]  # smallest atom in use, per rep
-        bound_of = {g: error_bound(g, k, self.kind, 0.0, float(k)) for g in set(gmin.tolist())}
-        bounds = np.array([bound_of[g] for g in gmin.tolist()])
-        close = approx >= (best - 2.0 * bounds)[:, None]
-        rows = np.argmax(approx, axis=1)
-        todo = np.flatnonzero(np.count_nonzero(close, axis=1) > 1)
-        if todo.size == 0:
-            return rows
-        # arms with bit-identical laws give actions bit-identical reference values: among the
-        # near-ties keep the first action of each law signature (exact, no evaluation needed)
-        flatP = np.ascontiguousarray(P[todo]).reshape(-1, self.G)
-        law = np.unique(flatP.view(np.dtype((np.void, 8 * self.G))).ravel(), return_inverse=True)[1]
-        law = law.reshape(todo.size, self.d)
-        N = law.size + 1
-        if float(N) ** k < 2.0**62:
-            code = law[:, self.arms] @ (N ** np.arange(k, dtype=np.int64))  # (todo, n)
-            code[~close[todo]] = -1
-            srt = np.sort(code, axis=1)
-            first = (srt >= 0) & np.concatenate(
-                [np.ones((todo.size, 1), dtype=bool), srt[:, 1:] != srt[:, :-1]], axis=1
-            )
-            single = first.sum(axis=1) == 1
-            rows[todo[single]] = np.argmax(close[todo[single]], axis=1)
-            keep = ~single
-            todo, law = todo[keep], law[keep]
-        for q, r in enumerate(todo):
-            cand = np.flatnonzero(close[r])
-            _, first_idx = np.unique(law[q][self.arms[cand]], axis=0, return_index=True)
-            cand = cand[np.sort(first_idx)]
-            if cand.size == 1:
-                rows[r] = cand[0]
-                continue
-            laws = self._exact_laws(P[r])
-            kind, arms = self.kind, self.arms
-            vals = [
-                expected_aggregate([laws[i][0] for i in a], [laws[i][1] for i in a], kind)
-                for a in arms[cand]
-            ]
-            rows[r] = cand[int(np.argmax(vals))]
-            self.reevaluated += cand.size
+        """Round ``t``'s oracle call for every repetition: the reference ``argmax`` of the
+        optimistic index (Eq. (10)), restricted to actions containing arm ``t - 1`` during
+        the initial pass."""
+        P = optimistic_dense(self.counts, self.n, self.C, math.log(max(t, 1)))
+        allowed = self.A[:, t - 1] if t <= self.init_length else None
+        rows, n_re = refined_rows(
+            self.grid, P, self.A, self.arms, self.kind, self._prefixes, allowed
+        )
+        self.reevaluated += n_re
         return rows
 
     def advance(self, until: int) -> int:
@@ -340,6 +243,8 @@ class BatchedOLSUCBC:
 
     name = "OLS-UCB-C"
     problem = "cmab"
+    #: the single-repetition policy class, set by :mod:`.covariance` (no import back)
+    single: Callable[..., Any]
 
     def __init__(
         self,
@@ -349,8 +254,7 @@ class BatchedOLSUCBC:
         warmup_multiplier: float = 1.0,
         warmup_fraction: float = 0.1,
     ) -> None:
-        from .covariance import OLSUCBC
-
+        OLSUCBC = type(self).single
         self._kwargs = {
             "f_const": f_const,
             "h_const": h_const,
@@ -374,11 +278,10 @@ class BatchedOLSUCBC:
     def reset(self, envs: Sequence[Any], horizon: int) -> None:
         """Start ``len(envs)`` repetitions of ``horizon`` rounds (shared family and model)."""
         from ..rewards.covariance import CovarianceRewards
-        from .covariance import OLSUCBC
         from .covariance_index import action_table
 
-        envs = _check_envs(envs, "BatchedOLSUCBC")
-        self.singles = [OLSUCBC(**self._kwargs) for _ in envs]
+        envs = check_envs(envs, "BatchedOLSUCBC")
+        self.singles = [type(self).single(**self._kwargs) for _ in envs]
         for p, env in zip(self.singles, envs):
             p.reset(env, horizon)
         self._lockstep = LockstepBatch(self.singles)

@@ -21,39 +21,44 @@ constants.  We use ``f_t = f_const (log t + d log log t)`` and
 ``log log t > 0``; ``f_const`` and ``h_const`` are constructor parameters.  Entries with
 ``n_(i,j) = 0`` contribute nothing to ``G_bar`` (their weight ``n_(i,j)`` is 0), and an action
 containing an arm with ``n_i = 0`` has an infinite UCB (and LCB ``-inf``).
+
+The shared state and warm-up are in :mod:`.covariance_base`; OLS-UCB-C and its batched engine
+in :mod:`.ols_ucb_c` (re-exported here).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
 
-from ...base import Policy, PolicyEvent, Stopwatch, validate_int, validate_positive
+from ...base import PolicyEvent, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration
-from ..oracle import Oracle, OracleRequest
-from .batched import BatchedOLSUCBC
+from ..oracle import OracleRequest
 from .constants import (
     CMAB_LINEAR,
     F_CONST,
-    FRACTION,
     GRID_OPTIONAL,
     H_CONST,
     M_EPOCHS,
-    MULTIPLIER,
+)
+from .covariance_base import (
+    _PAIR,
+    _PAIR_FRACTION,
+    _WARMUP,
+    _WARMUP_FRACTION,
+    _CovBase,
+    _fraction,
+    _pair_list,
 )
 from .covariance_index import (
     CovStats,
-    action_table,
-    argmax_index,
-    check_enumerable,
     f_h,
     index_function,
-    index_values,
 )
+from .ols_ucb_c import OLSUCBC, BatchedOLSUCBC
 from .shared import RegretCounter, epoch_ends
 
 __all__ = [
@@ -65,156 +70,6 @@ __all__ = [
     "RegretCounter",
     "epoch_ends",
 ]
-
-#: Rounds simulated per vectorised block (bounds memory of (L, d) outcome matrices).
-_CHUNK = 65_536
-
-
-def _check_executor(executor: Executor | None) -> None:
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError("executor must be a concurrent.futures.Executor or None")
-
-
-_WARMUP = MULTIPLIER(
-    "warmup_multiplier",
-    "warm-up length ×",
-    "multiplier of the warm-up length ceil(d(d+1) log^3(T) / 2) (Algorithm 3, lines 4-9)",
-)
-_WARMUP_FRACTION = FRACTION(
-    "warmup_fraction", 0.1, "largest share of the horizon the warm-up may take (the clamp)"
-)
-_PAIR = MULTIPLIER(
-    "pair_multiplier",
-    "pair phase length ×",
-    "multiplier of the pair phase length (d^2 m^2 T_tau log T)^(2/3) (Algorithm 4)",
-)
-_PAIR_FRACTION = FRACTION(
-    "pair_fraction", 0.3, "largest share of an epoch the pair phase may take (the clamp)"
-)
-
-
-def _fraction(name: str, value: float) -> float:
-    v = validate_positive(name, value, allow_zero=True)
-    if v > 1:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return v
-
-
-def _pair_list(d: int, diagonal: bool) -> list[tuple[int, int]]:
-    return [(i, j) for i in range(d) for j in range(i if diagonal else i + 1, d)]
-
-
-class _CovBase(Policy):
-    """Shared parameters and the warm-up pair actions of Algorithms 3-4."""
-
-    problem = "cmab"
-
-    def __init__(
-        self,
-        f_const: float,
-        h_const: float,
-        oracle_delay: float,
-        executor: Executor | None,
-    ) -> None:
-        super().__init__()
-        self.f_const = validate_positive("f_const", f_const, allow_zero=True)
-        self.h_const = validate_positive("h_const", h_const, allow_zero=True)
-        self.oracle_delay = validate_positive("oracle_delay", oracle_delay, allow_zero=True)
-        _check_executor(executor)
-        self.executor = executor
-
-    def _start(self, env: Any, horizon: int) -> None:
-        Policy.__init__(self)
-        self.horizon = validate_int("horizon", horizon, 1)
-        if not getattr(env.model, "linear", False):
-            raise ValueError(
-                f"{self.name} needs a linear reward model (linear or covariance), "
-                f"got {type(env.model).__name__}"
-            )
-        self.env = env
-        self.d = env.d
-        self.oracle = Oracle(env.family, self.log, self.oracle_delay, self.executor)
-        self.stats = CovStats(self.d)
-        self.regret = RegretCounter(env)
-
-    # -- warm-up of Algorithm 3, lines 4-9 (shared by AROQ-C and the OLS-UCB-C baseline) ------
-    def _init_warmup(self, warmup_multiplier: float, warmup_fraction: float) -> None:
-        self.warmup_multiplier = validate_positive("warmup_multiplier", warmup_multiplier, True)
-        self.warmup_fraction = _fraction("warmup_fraction", warmup_fraction)
-
-    def _reset_warmup(self) -> None:
-        """Set ``W`` = :attr:`warmup_length` and record ``"warm-up clamped"`` if the cap binds.
-
-        ``W = min(ceil(warmup_multiplier * ceil(d(d+1) log^3(T) / 2)), floor(warmup_fraction
-        * T))``; :attr:`warmup_paper`, :attr:`warmup_requested` and :attr:`warmup_clamped`
-        record the paper's length, the requested length and whether the cap bound.
-        """
-        d, T = self.d, self.horizon
-        self.warmup_paper = math.ceil(d * (d + 1) * math.log(T) ** 3 / 2) if T > 1 else 0
-        self.warmup_requested = math.ceil(self.warmup_multiplier * self.warmup_paper)
-        cap = math.floor(self.warmup_fraction * T)
-        self.warmup_length = min(self.warmup_requested, cap)
-        self.warmup_clamped = self.warmup_requested > cap
-        if self.warmup_clamped:
-            self.events.append(
-                PolicyEvent(
-                    0,
-                    "warm-up clamped",
-                    {
-                        "paper": self.warmup_paper,
-                        "requested": self.warmup_requested,
-                        "used": self.warmup_length,
-                        "fraction": self.warmup_fraction,
-                    },
-                )
-            )
-        self._pair_acts: np.ndarray | None = None
-
-    def _play_warmup(self, until: int) -> None:
-        """Play warm-up rounds ``t+1 .. min(until, W)``: round ``t`` plays the action of the
-        ``((t-1) mod P)``-th pair (the pair actions are looked up at the first warm-up round)."""
-        W = self.warmup_length
-        if self._pair_acts is None:
-            self._pair_acts = self._pair_actions(self.t + 1)
-            self.events.append(PolicyEvent(self.t + 1, "phase", {"phase": "warm-up", "length": W}))
-        t0, t1 = self.t + 1, min(until, W)
-        if t1 >= t0:
-            rows = (np.arange(t0, t1 + 1) - 1) % len(self._pair_acts)
-            self._play_rows(self._pair_acts[rows], t0)
-
-    def warmup_action(self, t: int) -> np.ndarray:
-        """The action played at warm-up round ``t`` (``1 <= t <= W``, after the warm-up began;
-        AROQ-C and OLS-UCB-C only)."""
-        W = getattr(self, "warmup_length", 0)
-        if getattr(self, "_pair_acts", None) is None or not 1 <= t <= W:
-            raise ValueError(f"t must be a warm-up round in 1..{W} that was reached, got {t}")
-        return self._pair_acts[(t - 1) % len(self._pair_acts)].copy()
-
-    def _pair_actions(self, t: int) -> np.ndarray:
-        """One parallel oracle round: an action containing each pair ``(i, j)``, ``i <= j``
-        ("any a in A s.t. i in a, j in a", Algorithm 3 line 7).  Infeasible pairs are skipped."""
-        pairs = _pair_list(self.d, diagonal=True)
-        reqs = [
-            OracleRequest("warm-up pair action", scores=np.zeros(self.d), include=[i, j], arm=i)
-            for i, j in pairs
-        ]
-        acts = [a for a in self.oracle.batch(reqs, t) if a is not None]
-        if not acts:
-            raise ValueError("the action family has no feasible action")
-        return np.asarray(acts, dtype=bool)
-
-    def _play_rows(self, actions: np.ndarray, t0: int) -> None:
-        """Play a fixed schedule ``actions`` (rows) from round ``t0``; update stats and regret."""
-        for s in range(0, actions.shape[0], _CHUNK):
-            block = actions[s : s + _CHUNK]
-            y = self.env.play(block, t0 + s)
-            self.stats.add_rows(y)
-            self._after_rows(block)
-        self.t = t0 + actions.shape[0] - 1
-
-    def _after_rows(self, block: np.ndarray) -> None:
-        self.regret.add_rows(block)
-        self.cum_regret = self.regret.value
 
 
 # ----------------------------------------------------------------------------------------------
@@ -553,100 +408,3 @@ class SROQC(_CovBase):
                 },
             )
         )
-
-
-# ----------------------------------------------------------------------------------------------
-# Baseline: OLS-UCB-C
-# ----------------------------------------------------------------------------------------------
-class OLSUCBC(_CovBase):
-    """OLS-UCB-C (Zhou et al., NeurIPS 2024): the covariance-adaptive per-round baseline.
-
-    Faithful simplified version: every round ``t`` after the warm-up it calls the exact oracle
-    (enumeration of ``A``, vectorised over actions) for ``argmax_a
-    <a, mu_hat_t> + f_t ||D_{n_t}^{-1} a||_{G_bar_t}``, the index of Eq. (3) which the paper
-    adopts from that work, with the same ``f_t, h_t`` constants as :class:`AROQC`.  Zhou et
-    al.'s exact confidence function and their regularisation constants are not restated in the
-    paper; we do not reproduce them.
-
-    Warm-up: Appendix A.5 bounds both algorithms with Lemma 6 ("Proposition 1 in [32]"), which
-    holds only for ``t >= d(d+1) log^3(T) / 2``, so the baseline's guarantee assumes the same
-    pair warm-up as Algorithm 3.  We give it :class:`AROQC`'s warm-up: the same pair actions
-    (one parallel round of ``P = d(d+1)/2`` lookups, purpose ``"warm-up pair action"``), the
-    same length ``W = min(ceil(warmup_multiplier * ceil(d(d+1) log^3(T)/2)), floor(
-    warmup_fraction * T))`` with the same defaults, and the same ``"warm-up clamped"`` event,
-    so a Figure-3 style comparison pays the same exploration cost on both sides.
-    ``warmup_fraction=0`` gives the warm-up-free variant (actions containing an unplayed arm
-    then have an infinite index, which makes every arm be played first).  Per-round oracle
-    calls are recorded with ``log.record_every_round``: ``T - W`` queries and adaptivity rounds
-    after the warm-up, plus the ``P`` warm-up lookups (one adaptivity round) when ``W > 0``.
-
-    Parameters
-    ----------
-    f_const, h_const : float
-        Constants of ``f_t`` and ``h_t`` (defaults as :class:`AROQC`).
-    warmup_multiplier : float
-        Multiplier of the paper's warm-up length ``ceil(d(d+1) log^3(T)/2)``, default 1.
-    warmup_fraction : float
-        Cap of the warm-up as a fraction of the horizon, in [0, 1], default 0.1 (as
-        :class:`AROQC`).
-    oracle_delay : float
-        Simulated seconds per oracle call.
-    """
-
-    declaration = AlgorithmDeclaration(
-        name="OLS-UCB-C",
-        problem="cmab",
-        reference="Zhou et al. 2024 (baseline)",
-        constants=(F_CONST, H_CONST, _WARMUP, _WARMUP_FRACTION),
-        rewards=CMAB_LINEAR,
-        per_round=True,
-        batched=BatchedOLSUCBC,
-        doc="per-round covariance-aware UCB (Section 6 baseline)",
-    )
-
-    def __init__(
-        self,
-        f_const: float = 0.05,
-        h_const: float = 0.5,
-        oracle_delay: float = 0.0,
-        warmup_multiplier: float = 1.0,
-        warmup_fraction: float = 0.1,
-    ) -> None:
-        super().__init__(f_const, h_const, oracle_delay, None)
-        self._init_warmup(warmup_multiplier, warmup_fraction)
-
-    def reset(self, env: Any, horizon: int) -> None:
-        self._start(env, horizon)
-        self._reset_warmup()
-        check_enumerable(self.name, env.family)
-
-    def advance(self, until: int) -> int:
-        until = min(int(until), self.horizon)
-        if self.t >= until:
-            return self.t
-        if self.t < self.warmup_length:
-            self._play_warmup(until)
-            return self.t
-        t0 = self.t + 1
-        seconds = 0.0
-        A, Af, arms_table = action_table(self.env.family)
-        while self.t < until:
-            t = self.t + 1
-            with Stopwatch() as sw:
-                f, h = f_h(t, self.d, self.f_const, self.h_const)
-                mu, G, inv_n = self.stats.index_parts(h)
-                if arms_table is None:  # actions of several sizes: the reference loop
-                    a = A[int(np.argmax(index_values(Af, mu, G, inv_n, f)))]
-                else:
-                    rows, _ = argmax_index(A, Af, arms_table, mu[None], G[None], inv_n[None], f)
-                    a = A[int(rows[0])]
-                if self.oracle_delay:
-                    time.sleep(self.oracle_delay)
-            seconds += sw.seconds
-            arms = np.flatnonzero(a)
-            self.stats.add_fixed(arms, self.env.play_fixed(a, t, 1))
-            self.regret.add(a, 1)
-            self.t = t
-        self.cum_regret = self.regret.value
-        self.log.record_every_round(t0, self.t, "UCB index (3)", seconds)
-        return self.t

@@ -1,0 +1,207 @@
+"""Batched engine of Disc-AROQ-GR-CMAB (Algorithm 8 with Algorithm 6), issue 9.
+
+:class:`BatchedAROQGRCore` runs ``R`` repetitions of :class:`~.general.DiscretizedAROQGR`
+with exactly the numbers of ``R`` separate runs (same actions, regrets, pull counters, query
+logs and events up to wall times).  Each repetition keeps its own clock: the repetitions query
+the oracle at different rounds, so the engine steps by *segments* -- in one step every
+repetition that has not reached ``until`` makes its next query (if an epoch ended) and plays
+its fixed action up to its next epoch crossing, as the single policy's ``advance`` does.  What
+is vectorised across the repetitions:
+
+* the statistics: integer count tables ``(R, d, s + 1)`` on the grid ``j / s`` (Algorithm 8's
+  outcomes) instead of per-arm sorted value lists;
+* the optimistic laws of Eq. (10) of all querying repetitions at once
+  (:func:`~.gr_batch.optimistic_dense`, each with its own ``ln t``) and the oracle's scores of
+  every action (one Fourier evaluation, :func:`~.gr_batch.refined_rows`, near-ties refined with
+  the reference ``expected_aggregate``: the reference ``argmax``, as the single oracle);
+* the outcomes of all segments of a step: one inverse-CDF call for the Beta model
+  (:class:`~..rewards.general.ContinuousRewards`, exactly its ``sample`` elementwise).
+
+The epoch bookkeeping (thresholds, counts, events, query logs, regret counters) is that of the
+``R`` single policies, kept in the single policies' own objects.  Other models (or families
+whose actions have several sizes) run the single policies in lockstep (same numbers).
+
+The engine is parameterised by its single policy class (``single``), which the policy module
+sets: this module imports no policy module (dependencies point one way).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ... import randomness as rnd
+from ...base import ExpensiveLog, Policy, PolicyEvent
+from ..rewards.aggregate import action_arms, prefix_table
+from .gr_batch import optimistic_dense, refined_rows
+from .lockstep import LockstepBatch, check_envs
+
+__all__ = ["BatchedAROQGRCore"]
+
+
+class BatchedAROQGRCore:
+    """Disc-AROQ-GR for ``R`` repetitions at once; same constructor as the single policy.
+
+    Subclasses set ``single`` (a callable building the single-repetition policy from the
+    constructor's keyword arguments).
+
+    Attributes
+    ----------
+    t : int
+        Rounds every repetition has played (the minimum over repetitions).
+    cum_regret : ndarray (R,)
+        Exact cumulative pseudo-regret of each repetition.
+    logs, events : the single policies' query logs and event lists.
+    """
+
+    name = "Disc-AROQ-GR-CMAB"
+    problem = "cmab"
+    single: Callable[..., Policy]
+
+    def __init__(self, **kwargs: Any) -> None:
+        proto = type(self).single(**kwargs)  # validates the arguments
+        self._kwargs = dict(kwargs)
+        for key in kwargs:  # the declared constants, as validated by the policy
+            setattr(self, key, getattr(proto, key))
+        self.C, self.oracle_delay = proto.C, proto.oracle_delay
+        self.t = 0
+        self.horizon = 0
+        self.cum_regret = np.zeros(0)
+        self.logs: list[ExpensiveLog] = []
+        self.events: list[list[PolicyEvent]] = []
+        self._lockstep: LockstepBatch | None = None
+        self.reevaluated = 0
+
+    def params(self) -> dict[str, Any]:
+        return dict(self._kwargs)
+
+    def reset(self, envs: Sequence[Any], horizon: int) -> None:
+        """Start ``len(envs)`` repetitions of ``horizon`` rounds (shared family and model)."""
+        from ..rewards.general import ContinuousRewards
+
+        envs = check_envs(envs, type(self).__name__)
+        self.singles = [type(self).single(**self._kwargs) for _ in envs]
+        for p, env in zip(self.singles, envs):
+            p.reset(env, horizon)  # validates env and horizon, checks the oracle work
+        p0 = self.singles[0]
+        self.horizon = p0.horizon
+        self.logs = [p.log for p in self.singles]
+        self.events = [p.events for p in self.singles]
+        self.cum_regret = np.zeros(len(envs))
+        self.t = 0
+        self.envs, self.family, self.model = envs, envs[0].family, envs[0].model
+        A = self.family.enumerate()
+        groups = action_arms(A) if A.shape[0] else []
+        fast = (
+            type(self.model).sample is ContinuousRewards.sample
+            and p0.kind != "sum"
+            and len(groups) == 1
+        )
+        if not fast:
+            self._lockstep = LockstepBatch(self.singles)
+            return
+        self._lockstep = None
+        R, d, s = len(envs), p0.d, p0.intervals
+        self.R, self.d, self.s = R, d, s
+        self.A, self.arms = A, groups[0][1]
+        self._prefixes = prefix_table(self.arms) if self.arms.shape[1] > 1 else None
+        self.grid = np.arange(s + 1) / s  # 0 and Algorithm 8's levels j / s (exactly)
+        self.counts = np.zeros((R, d, s + 1), dtype=np.int64)
+        self.n = np.zeros((R, d), dtype=np.int64)
+        self.ts = np.zeros(R, dtype=np.int64)
+        self.rows = np.full(R, -1, dtype=np.int64)
+        self._keys = np.stack([self.model._keys_for(e.rep) for e in envs])
+
+    # ------------------------------------------------------------------ one step
+    def _query(self, q: np.ndarray) -> None:
+        """The oracle calls of repetitions ``q`` (each at its own round ``t_r + 1``)."""
+        t = self.ts[q] + 1
+        start = time.perf_counter()
+        P = optimistic_dense(self.counts[q], self.n[q], self.C, np.log(np.maximum(t, 1)))
+        rows, n_re = refined_rows(self.grid, P, self.A, self.arms, "sqrt-sum", self._prefixes)
+        delay = self.oracle_delay
+        if delay:
+            time.sleep(delay * q.size)
+        secs = (time.perf_counter() - start) / q.size
+        self.reevaluated += n_re
+        for r, tr, row in zip(q.tolist(), t.tolist(), rows.tolist()):
+            p = self.singles[r]
+            rid = p.log.new_round()
+            purpose = "UCB argmax (10)" if tr > 1 else "initial UCB argmax (10)"
+            p.log.record(tr, rid, purpose, secs, -1)
+            p.action = self.A[row].copy()
+            p.events.append(
+                PolicyEvent(tr, "oracle", {"advanced": self._fired[r], "action": p.action.copy()})
+            )
+            self.rows[r] = row
+
+    def _step(self, until: int) -> None:
+        active = np.flatnonzero(self.ts < until)
+        self._fired: dict[int, np.ndarray] = {}
+        q = []
+        for r in active.tolist():
+            p = self.singles[r]
+            fired = np.flatnonzero(p.count >= p._thr)
+            if p.action is None or fired.size:
+                p.tau[fired] += 1
+                p.prev[fired] = p.count[fired]
+                p.count[fired] = 0
+                p._thr[fired] = p._thresholds(p.prev[fired])
+                self._fired[r] = fired
+                q.append(r)
+        if q:
+            self._query(np.array(q, dtype=np.int64))
+        # segments: each active repetition plays its action up to its next crossing
+        lengths = np.empty(active.size, dtype=np.int64)
+        for j, r in enumerate(active.tolist()):
+            p = self.singles[r]
+            a = self.arms[self.rows[r]]
+            to_cross = int(np.min(p._thr[a] - p.count[a]))
+            lengths[j] = max(1, min(to_cross, until - int(self.ts[r])))
+        arms = self.arms[self.rows[active]]  # (n_active, k)
+        tot = int(lengths.sum())
+        seg = np.repeat(np.arange(active.size), lengths)  # segment of each round
+        step = np.arange(tot) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        rr = np.repeat(active, lengths)[:, None]
+        aa = arms[seg]  # (tot, k)
+        pulls = np.stack([self.envs[r].pulls for r in active.tolist()])[seg[:, None], aa]
+        pulls = pulls + step[:, None]
+        u = rnd.uniform(self._keys[rr, aa], pulls)
+        y = self.model.quantile(aa, u)  # exactly ContinuousRewards.sample, elementwise
+        # Algorithm 8 (discretize): index j of j / s, with 0 < j <= s
+        y = np.clip(y, 0.0, 1.0)
+        g = np.maximum(np.ceil(y * self.s - 1e-9), 1.0).astype(np.int64)
+        np.add.at(self.counts, (np.broadcast_to(rr, aa.shape), aa, g), 1)
+        for j, r in enumerate(active.tolist()):
+            p, a, L = self.singles[r], arms[j], int(lengths[j])
+            self.n[r, a] += L
+            self.envs[r].pulls[a] += L
+            p.count[a] += L
+            p.regret.add(p.action, L)
+            self.ts[r] += L
+            p.t = int(self.ts[r])
+
+    def advance(self, until: int) -> int:
+        """Play every repetition to ``min(until, T)``."""
+        if self._lockstep is not None:
+            self.t = self._lockstep.advance(until)
+            self.cum_regret = self._lockstep.cum_regret
+            return self.t
+        until = min(int(until), self.horizon)
+        while int(self.ts.min()) < until:
+            self._step(until)
+        for r, p in enumerate(self.singles):
+            p.cum_regret = p.regret.value
+            self.cum_regret[r] = p.cum_regret
+        self.t = int(self.ts.min())
+        return self.t
+
+    def run(self, envs: Sequence[Any], horizon: int) -> BatchedAROQGRCore:
+        """Batch path: reset and play all rounds. Returns ``self``."""
+        self.reset(envs, horizon)
+        while self.t < self.horizon:
+            self.advance(self.horizon)
+        return self

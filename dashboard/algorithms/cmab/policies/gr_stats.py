@@ -1,0 +1,232 @@
+"""Statistics shared by the general-reward policies (Section 5, Algorithms 6-8 and SDCB).
+
+* :class:`EmpiricalDistributions` -- per-arm empirical outcome laws and the optimistic
+  (``D_under``, Eq. (10)) and pessimistic (``D_over``, Eq. (11)) laws built from them;
+* :func:`paper_intervals`, :func:`discretize` -- Algorithm 8's ``s`` and its outcome map;
+* :class:`_GRBase` -- the state, radii and oracle requests common to :mod:`.general` (AROQ-GR,
+  SROQ-GR, the discretised variants) and :mod:`.sdcb`.
+
+See :mod:`.general` for the paper's definitions.  A lower module: the policy modules import
+it, it imports none of them.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import Executor
+from typing import Any
+
+import numpy as np
+
+from ...base import Policy, validate_int
+from ..oracle import Oracle, OracleRequest
+from ..rewards.aggregate import ExpectedRewardIndex, check_oracle_work, lattice
+from ..rewards.laws import reward_function_of
+from .shared import RegretCounter
+
+__all__ = ["EmpiricalDistributions", "discretize", "number", "paper_intervals"]
+
+
+def number(name: str, value: Any, low: float, allow_low: bool) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if isinstance(value, bool) or not math.isfinite(v) or v < low or (v == low and not allow_low):
+        rel = ">=" if allow_low else ">"
+        raise ValueError(f"{name} must be a finite number {rel} {low}, got {value!r}")
+    return v
+
+
+class EmpiricalDistributions:
+    """Per-arm empirical outcome distributions (distinct values and integer counts).
+
+    Counts are integers and values are kept sorted, so the statistics after a set of rounds do
+    not depend on how the rounds were chunked.  The (compressed) CDF of each arm is cached
+    until the arm is observed again, so building the shifted distributions every round costs
+    ``O(atoms)`` per arm.  Compressing (rounding values up to a grid) and then shifting mass to
+    the top gives the same distribution as shifting and then compressing, because rounding is
+    monotone; likewise for rounding down and shifting mass to the bottom.
+    """
+
+    def __init__(self, d: int) -> None:
+        self.d = d
+        self.values: list[np.ndarray] = [np.zeros(0) for _ in range(d)]
+        self.counts: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(d)]
+        self.n = np.zeros(d, dtype=np.int64)
+        self.lo = 0.0
+        self.hi = 1.0
+        self._cache: dict[tuple[int, bool], tuple[float, float, np.ndarray, np.ndarray]] = {}
+
+    def add(self, arm: int, y: np.ndarray) -> None:
+        """Add observations ``y`` (1-D) of one arm."""
+        if y.size == 0:
+            return
+        u, c = np.unique(y, return_counts=True)
+        if self.values[arm].size:
+            v = np.concatenate([self.values[arm], u])
+            w = np.concatenate([self.counts[arm], c])
+            u, inv = np.unique(v, return_inverse=True)
+            c = np.bincount(inv, weights=w, minlength=u.size).astype(np.int64)
+        self.values[arm], self.counts[arm] = u, c
+        self.n[arm] += y.size
+        self.lo = min(self.lo, float(u[0]))
+        self.hi = max(self.hi, float(u[-1]))
+        for up in (True, False):
+            self._cache.pop((arm, up), None)
+
+    def _base(self, arm: int, up: bool, max_atoms: int) -> tuple[np.ndarray, np.ndarray]:
+        """Compressed support (rounded up or down) and empirical CDF of one arm."""
+        hit = self._cache.get((arm, up))
+        if hit is not None and hit[0] == self.lo and hit[1] == self.hi:
+            return hit[2], hit[3]
+        v, c = self.values[arm], self.counts[arm].astype(float)
+        if v.size > max_atoms:
+            k = max_atoms - 1
+            x = (v - self.lo) / (self.hi - self.lo) * k
+            j = np.ceil(x - 1e-12) if up else np.floor(x + 1e-12)
+            grid, inv = np.unique(np.clip(j, 0, k), return_inverse=True)
+            v = self.lo + grid / k * (self.hi - self.lo)
+            c = np.bincount(inv, weights=c)
+        F = np.cumsum(c) / self.n[arm]
+        self._cache[(arm, up)] = (self.lo, self.hi, v, F)
+        return v, F
+
+    def optimistic(self, arm: int, rho: float, max_atoms: int) -> tuple[np.ndarray, np.ndarray]:
+        """``D_under``: CDF ``max(F_hat - rho, 0)`` below the top of the support, 1 at it."""
+        hi = self.hi
+        if self.n[arm] == 0 or rho >= 1.0:
+            return np.array([hi]), np.array([1.0])
+        v, F = self._base(arm, True, max_atoms)
+        below = v < hi
+        Fu = np.maximum(F[below] - rho, 0.0)
+        vals = np.concatenate([v[below], [hi]])
+        probs = np.diff(np.concatenate([[0.0], Fu, [1.0]]))
+        keep = probs > 0
+        return vals[keep], probs[keep]
+
+    def pessimistic(self, arm: int, rho: float, max_atoms: int) -> tuple[np.ndarray, np.ndarray]:
+        """``D_over``: CDF ``min(F_hat + rho, 1)`` below the top of the support, 1 at it."""
+        lo, hi = self.lo, self.hi
+        if self.n[arm] == 0 or rho >= 1.0:
+            return np.array([lo]), np.array([1.0])
+        v, F = self._base(arm, False, max_atoms)
+        if v[0] > lo:
+            v, F = np.concatenate([[lo], v]), np.concatenate([[0.0], F])
+        Fo = np.where(v < hi, np.minimum(F + rho, 1.0), 1.0)
+        Fo[-1] = 1.0
+        probs = np.diff(np.concatenate([[0.0], Fo]))
+        keep = probs > 0
+        return v[keep], probs[keep]
+
+
+def paper_intervals(m: int, T: int, lipschitz: float = 1.0) -> int:
+    """Number of intervals of Algorithm 8, line 1: ``s = ceil(C sqrt(m T))``."""
+    return max(1, math.ceil(lipschitz * math.sqrt(m * T)))
+
+
+def discretize(y: np.ndarray, s: int) -> np.ndarray:
+    """Algorithm 8, lines 2-8: the outcome in ``I_j`` (``I_1 = [0, 1/s]``,
+    ``I_j = ((j-1)/s, j/s]``) is treated as ``j / s``.  Outcomes are clipped to [0, 1] first."""
+    y = np.clip(np.asarray(y, dtype=float), 0.0, 1.0)
+    j = np.maximum(np.ceil(y * s - 1e-9), 1.0)
+    return j / s
+
+
+class _GRBase(Policy):
+    """Statistics, optimistic distributions and oracle requests shared by Algorithms 6-7 and
+    SDCB."""
+
+    problem = "cmab"
+
+    def __init__(
+        self,
+        C: float = 1.5,
+        oracle_delay: float = 0.0,
+        executor: Executor | None = None,
+        max_atoms: int = 64,
+    ) -> None:
+        super().__init__()
+        self.C = number("C", C, 0.0, allow_low=True)
+        self.oracle_delay = number("oracle_delay", oracle_delay, 0.0, allow_low=True)
+        if executor is not None and not isinstance(executor, Executor):
+            raise ValueError("executor must be a concurrent.futures.Executor or None")
+        self.executor = executor
+        self.max_atoms = validate_int("max_atoms", max_atoms, 2)
+        self.env: Any = None
+
+    def _start(self, env: Any, horizon: int) -> None:
+        Policy.__init__(self)
+        if getattr(env, "model", None) is None or not hasattr(env, "family"):
+            raise ValueError(f"{self.name} needs a CMABEnvironment (model.environment(...))")
+        self.horizon = validate_int("horizon", horizon, 1)
+        self.env = env
+        self.d, self.m = env.d, env.m
+        self.kind = reward_function_of(env.model)
+        self.oracle = Oracle(env.family, self.log, self.oracle_delay, self.executor)
+        self.stats = EmpiricalDistributions(self.d)
+        self.regret = RegretCounter(env)
+        self._atom_cap = self.max_atoms
+        if self.kind != "sum":
+            check_oracle_work(self.name, env, *self._atoms_hint())
+
+    def _atoms_hint(self) -> tuple[int, bool]:
+        """Worst-case atoms per law and whether they lie on a lattice (work estimate)."""
+        support = getattr(self.env.model, "support", None)
+        if support is not None:
+            grid = np.unique(np.r_[np.asarray(support, dtype=float), 0.0, 1.0])
+            lat = lattice(grid)
+            if lat is not None:
+                return int(lat[2][-1]) + 1, True
+            return grid.size, False
+        return self.max_atoms, False
+
+    # -- observations ---------------------------------------------------------------------
+    def _transform(self, y: np.ndarray) -> np.ndarray:
+        """Hook applied to outcomes before the algorithm sees them (Algorithm 8)."""
+        return y
+
+    def _observe_fixed(self, arms: np.ndarray, y: np.ndarray) -> None:
+        y = self._transform(y)
+        for k, i in enumerate(arms):
+            self.stats.add(int(i), y[:, k])
+
+    def _observe_rows(self, y: np.ndarray) -> None:
+        for i in range(self.d):
+            col = y[:, i]
+            col = col[~np.isnan(col)]
+            if col.size:
+                self.stats.add(i, self._transform(col))
+
+    # -- indices -----------------------------------------------------------------------------
+    def _radius(self, log_term: float) -> np.ndarray:
+        n = self.stats.n
+        with np.errstate(divide="ignore"):
+            return np.where(n > 0, np.sqrt(self.C * log_term / np.maximum(n, 1)), np.inf)
+
+    def _dists(self, log_term: float, upper: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+        rho = self._radius(log_term)
+        get = self.stats.optimistic if upper else self.stats.pessimistic
+        return [get(i, float(rho[i]), self._atom_cap) for i in range(self.d)]
+
+    def _value_fn(self, dists: list[tuple[np.ndarray, np.ndarray]]) -> ExpectedRewardIndex:
+        """``a -> E[r(a, y)]`` under the product of ``dists`` (Eq. (10)/(11)); the oracle
+        scores all feasible actions at once through its ``argmax_rows``."""
+        return ExpectedRewardIndex(dists, self.kind)
+
+    def _request(
+        self,
+        purpose: str,
+        dists: list[tuple[np.ndarray, np.ndarray]],
+        include: tuple[int, ...] = (),
+        exclude: np.ndarray | None = None,
+        arm: int = -1,
+    ) -> OracleRequest:
+        if self.kind == "sum":
+            scores = np.array([float(v @ p) for v, p in dists])
+            return OracleRequest(purpose, scores=scores, include=include, exclude=exclude, arm=arm)
+        # the requests of one epoch share their laws: one index object, scored once
+        cached = getattr(self, "_index_cache", None)
+        if cached is None or cached[0] is not dists:
+            cached = self._index_cache = (dists, self._value_fn(dists))
+        return OracleRequest(purpose, f=cached[1], include=include, exclude=exclude, arm=arm)

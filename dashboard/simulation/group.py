@@ -1,0 +1,117 @@
+"""The R runs of one algorithm inside a :class:`~dashboard.simulation.runner.Simulation`:
+R policies, or the declared batched engine covering all R at once (same numbers).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.base import Policy
+from ..algorithms.registry import AlgorithmInfo
+from .selection import accepted_kwargs
+
+__all__ = ["AlgorithmGroup"]
+
+
+class AlgorithmGroup:
+    """The R runs of one algorithm (R policies, or one batched policy covering all R)."""
+
+    def __init__(
+        self,
+        info: AlgorithmInfo,
+        params: dict[str, Any],
+        common: dict[str, Any],
+        envs: list[Any],
+        horizon: int,
+        allow_batched: bool,
+    ) -> None:
+        self.info = info
+        cls = info.load()
+        kwargs = {**accepted_kwargs(cls, common), **params}
+        self.params = {
+            k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool, type(None)))
+        }
+        self.envs = envs
+        self.R = len(envs)
+        # the declared batched engine (same numbers, R repetitions at once), if any
+        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
+        self.wall = np.zeros(self.R)
+        if batched_cls is not None:
+            self.batched = batched_cls(**kwargs)
+            self.batched.reset(envs, horizon)
+            self.policies: list[Any] = []
+        else:
+            self.batched = None
+            self.policies = [cls(**kwargs) for _ in envs]
+            for p, env in zip(self.policies, envs):
+                p.reset(env, horizon)
+
+    @property
+    def t(self) -> int:
+        if self.batched is not None:
+            return int(self.batched.t)
+        return min(p.t for p in self.policies)
+
+    def advance(self, until: int) -> None:
+        """Bring every run to round ``until`` (exactly)."""
+        if self.batched is not None:
+            start = time.perf_counter()
+            while self.batched.t < until:
+                before = self.batched.t
+                self.batched.advance(until)
+                if self.batched.t <= before:
+                    raise RuntimeError(f"{self.info.name} made no progress at t={before}")
+            self.wall += (time.perf_counter() - start) / self.R
+            return
+        for r, p in enumerate(self.policies):
+            start = time.perf_counter()
+            while p.t < until:
+                before = p.t
+                p.advance(until)
+                if p.t <= before or p.t > until:
+                    raise RuntimeError(
+                        f"{self.info.name} advanced from t={before} to t={p.t} "
+                        f"when asked to reach {until}"
+                    )
+            self.wall[r] += time.perf_counter() - start
+
+    def cum_regret(self) -> np.ndarray:
+        if self.batched is not None:
+            return np.asarray(self.batched.cum_regret, dtype=float).copy()
+        return np.array([p.cum_regret for p in self.policies], dtype=float)
+
+    def alpha_regret(self) -> np.ndarray | None:
+        """Exact alpha-regret per run (Theorem 7), for policies that report one (an
+        approximate oracle: ``alpha_regret`` attribute, e.g. alpha-AROQ-CMAB); else None."""
+        if self.batched is not None:
+            value = getattr(self.batched, "alpha_regret", None)
+        elif all(hasattr(p, "alpha_regret") for p in self.policies):
+            value = [p.alpha_regret for p in self.policies]
+        else:
+            value = None
+        return None if value is None else np.asarray(value, dtype=float).copy()
+
+    def logs(self) -> list[Any]:
+        if self.batched is not None:
+            return list(self.batched.logs)
+        return [p.log for p in self.policies]
+
+    def events(self) -> list[list[Any]]:
+        if self.batched is not None:
+            return [list(e) for e in self.batched.events]
+        return [list(p.events) for p in self.policies]
+
+    def declared(self) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.batched is not None or self.info.problem != "semiparametric":
+            return None
+        if type(self.policies[0]).declared_arm is Policy.declared_arm:
+            return None  # this algorithm never declares a best arm
+        arms = np.array([-1 if p.declared_arm is None else p.declared_arm for p in self.policies])
+        times = np.array(
+            [np.nan if p.declaration_time is None else p.declaration_time for p in self.policies],
+            dtype=float,
+        )
+        return arms, times
