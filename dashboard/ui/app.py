@@ -5,11 +5,12 @@ sidebar's widgets, bound to :class:`~dashboard.ui.model.Config` with ``from_para
 :class:`~dashboard.ui.constants.ConstantsEditor`, :class:`~dashboard.ui.controls.RunControls`
 (buttons, progress, alerts, notices, download), :class:`~dashboard.ui.lesson_view.LessonPane`
 (lesson chooser, text and welcome card) and :class:`~dashboard.ui.board.PlotBoard` (the plot
-modules of ``dashboard/ui/plots/``), and runs the stream between the
-:class:`~dashboard.ui.model.RunModel` and the board.  It works on its own in a notebook
-(``pn.extension(); DashboardApp()``); :func:`create_app` builds a fresh one per browser
-session (nothing mutable at module level) in a ``BootstrapTemplate``; ``dashboard/main.py``
-serves it.
+modules of ``dashboard/ui/plots/``) into the "Live run" tab of
+:class:`~dashboard.ui.tabs.PageTabs` (beside the Sweep and Play tabs, built on first open),
+and runs the stream between the :class:`~dashboard.ui.model.RunModel` and the board.  It
+works on its own in a notebook (``pn.extension(); DashboardApp()``); :func:`create_app`
+builds a fresh one per browser session (nothing mutable at module level) in a
+``BootstrapTemplate``; ``dashboard/main.py`` serves it.
 
 Streaming: Run starts a periodic callback (every ``period_ms``) that calls
 :meth:`DashboardApp.tick`: the run model advances the simulation for about ``frame_seconds``
@@ -49,6 +50,7 @@ from .server import (
     session_query,
 )
 from .settings import ProblemSettings
+from .tabs import PageTabs, live_parts
 from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
@@ -66,38 +68,16 @@ _CSS = """
 """
 
 #: Names kept on the app for its components' widgets (tests, notebooks): name -> (part, attr).
-_PARTS = {
+_PARTS: dict[str, tuple[str, str]] = {
     **{
         n: ("settings", n)
-        for n in (
-            "problem_select",
-            "d_input",
-            "cmab_widgets",
-            "sp_widgets",
-            "algorithm_select",
-            "horizon_input",
-            "runs_input",
-            "seed_input",
-            "speed_select",
-            "log_toggle",
-            "band_select",
-        )
+        for n in "problem_select d_input cmab_widgets sp_widgets algorithm_select horizon_input "
+        "runs_input seed_input speed_select log_toggle band_select".split()
     },
     **{
         n: ("controls", n)
-        for n in (
-            "run_button",
-            "pause_button",
-            "step_button",
-            "reset_button",
-            "progress_text",
-            "progress_bar",
-            "alert",
-            "url_notice",
-            "notice",
-            "download",
-            "show_url_notices",
-        )
+        for n in "run_button pause_button step_button reset_button progress_text progress_bar "
+        "alert url_notice notice download show_url_notices".split()
     },
     "constants_card": ("constants", "card"),
     "constants_alert": ("constants", "alert"),
@@ -114,11 +94,14 @@ _PARTS = {
     "plots": ("board", "plots"),
     "panes": ("board", "panes"),
     "x_range": ("board", "x_range"),
+    "tabs": ("pages", "tabs"),
+    "open_tab": ("pages", "open"),
 }
 
 
 class DashboardApp(pn.viewable.Viewer):
-    """The dashboard component: sidebar controls, live plots and lessons.
+    """The dashboard component: sidebar controls, live plots and lessons in the Live tab,
+    beside the Sweep and Play tabs (:class:`~dashboard.ui.tabs.PageTabs`).
 
     Parameters
     ----------
@@ -140,6 +123,9 @@ class DashboardApp(pn.viewable.Viewer):
         plots show data as soon as Run returns, whatever T is).
     plot_modules : list of PlotModule, optional
         The plots of the board (default :data:`dashboard.ui.plots.PLOTS`).
+    sweep_options : dict, optional
+        Keyword arguments of the Sweep tab's :class:`~dashboard.ui.sweep_view.SweepView`
+        (``scheduler="inprocess"``, ``client=...``; default: the served engine's client).
     """
 
     config = param.ClassSelector(class_=Config, doc="The configuration model.")
@@ -154,6 +140,7 @@ class DashboardApp(pn.viewable.Viewer):
         frame_target: float = 0.085,
         first_frame_seconds: float = 0.02,
         plot_modules: list[PlotModule] | None = None,
+        sweep_options: dict[str, Any] | None = None,
         **params: Any,
     ) -> None:
         config = config if config is not None else Config()
@@ -187,29 +174,19 @@ class DashboardApp(pn.viewable.Viewer):
             lambda saved: self._in_document(lambda: self.board.set_saved(saved))
         )
         self._build_plots()
-        self.plot_area = pn.Column(
-            self.lessons_view.welcome, self.board, sizing_mode="stretch_width"
-        )
-        self.sidebar = pn.Column(
+        self.sidebar, self.plot_area, self.main = live_parts(
             self.settings,
             self.constants,
-            pn.layout.Divider(),
             self.controls,
-            pn.layout.Divider(),
             self.lessons_view,
-            pn.layout.Divider(),
+            self.board,
             self.saved_view,
-            sizing_mode="stretch_width",
-            name="controls",
         )
-        self.main = pn.Row(
-            self.plot_area, self.lessons_view.column, sizing_mode="stretch_width", name="main"
-        )
+        # Live run / Sweep / Play tabs (the last two built on first open)
+        self.pages = PageTabs(config, self.sidebar, self.main, sweep_options)
         self._layout = pn.Row(
-            pn.Column(self.sidebar, width=340), self.main, sizing_mode="stretch_width"
+            pn.Column(self.pages.side, width=340), self.pages, sizing_mode="stretch_width"
         )
-        for widget in self.sidebar.select(pn.widgets.Widget):
-            widget.sizing_mode = "stretch_width"
         c = self.config
         c.param.watch(self._on_status, ["errors", "problem", "algorithm_options"])
         c.param.watch(self._on_names, ["problem", "seed"])
@@ -295,6 +272,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._callback = None
         self.run_model.close()
         self.board.close()
+        self.pages.dispose()
 
     def tick(self) -> bool:
         """One streaming frame: advance the simulation and push the snapshot to the plots.
@@ -474,35 +452,13 @@ class DashboardApp(pn.viewable.Viewer):
     def _on_status(self, *_: Any) -> None:
         if self._quiet_status:
             return  # a worker thread's frame: the document callback shows the status
-        m, c, ui = self.run_model, self.config, self.controls
-        status = m.status
-        ui.run_button.disabled = not c.valid
-        ui.pause_button.disabled = status not in ("running", "paused")
-        ui.step_button.disabled = not c.valid and m.sim is None
-        ui.show_progress(m.t, m.horizon or c.horizon, status)
-        ui.download.disabled = m.result is None
-        self.lessons_view.welcome.visible = (
-            status == "idle" and not self.lessons_view.column.visible
-        )
-        notices = m.notices()
-        if (
-            m.result is not None
-            and self._plots_structure is not None
-            and self._structure() != self._plots_structure
-        ):
-            # idle plots follow the settings at once; a run's plots stay until Run or Reset
-            verb = "is still running" if status == "running" else "ran"
-            notices.append(
-                f"The plots show the run that {verb} with the previous problem or algorithms: "
-                "press Run for the new settings (Reset clears the plots)."
-            )
-        ui.show_notices(notices)
-        if status == "error" and m.error:
-            ui.show_alert(m.error, "danger")
-        elif c.errors:
-            ui.show_alert(c.errors, "warning", suffix=" Fix this to enable Run.")
-        else:
-            ui.hide_alert()
+        m = self.run_model
+        lessons = self.lessons_view
+        lessons.welcome.visible = m.status == "idle" and not lessons.column.visible
+        # idle plots follow the settings at once; a run's plots stay until Run or Reset
+        built = self._plots_structure
+        stale = m.result is not None and built is not None and self._structure() != built
+        self.controls.show_state(m, self.config, stale)
 
     def _csv(self) -> str:
         result = self.run_model.result
@@ -514,8 +470,8 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
 
     The configuration is synced with the URL query (shareable links); ``?lesson=N`` opens
     lesson N with its preset once the page has loaded, ``&autorun=1`` also starts it
-    (:meth:`DashboardApp.apply_query`).  Closing the browser tab stops the session's run.
-    Keyword arguments go to :class:`DashboardApp`.
+    (:meth:`DashboardApp.apply_query`); ``?tab=sweep`` / ``play`` opens that tab.  Closing
+    the browser tab stops the session's run.  Keyword arguments go to :class:`DashboardApp`.
 
     The template is Bootstrap rather than Fast: the Fast design always loads its font from
     fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
@@ -525,9 +481,12 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
     guard_panel_query_parser()  # before pn.state.location parses the page's query
     app = DashboardApp(**kwargs)
-    if pn.state.location is not None:
-        app.url_sync = UrlSync(app.config, pn.state.location, app.controls.show_url_notices)
     query = session_query()
+    location = pn.state.location
+    if location is not None:
+        app.url_sync = UrlSync(app.config, location, app.pages.url_notices(location, app.controls))
+    else:
+        app.controls.show_url_notices(app.pages.apply_query(query))
     if query.get("lesson"):
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(lambda: app.apply_query(query))  # after the URL sync, page loaded
@@ -537,8 +496,8 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
         pn.state.curdoc.on_session_destroyed(lambda _ctx: app.dispose())
     template = pn.template.BootstrapTemplate(
         title="Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
-        sidebar=[app.sidebar],
-        main=[app.main],
+        sidebar=[app.pages.side],
+        main=[app.pages],
         sidebar_width=360,
         header_background="#0b3d63",
     )

@@ -99,6 +99,31 @@ class RunControls(pn.viewable.Viewer):
         self.progress_bar.value = int(100 * t / horizon) if horizon else 0
         self.pause_button.label = "Resume" if status == "paused" else "Pause"
 
+    def show_state(self, run: Any, config: Any, stale: bool = False) -> None:
+        """Buttons, progress, notices and the alert for a :class:`~dashboard.ui.model.RunModel`
+        and its :class:`~dashboard.ui.model.Config`; ``stale``: the plots show a run of
+        other settings (the problem or algorithms changed after it)."""
+        status = run.status
+        self.run_button.disabled = not config.valid
+        self.pause_button.disabled = status not in ("running", "paused")
+        self.step_button.disabled = not config.valid and run.sim is None
+        self.show_progress(run.t, run.horizon or config.horizon, status)
+        self.download.disabled = run.result is None
+        notices = run.notices()
+        if stale:
+            verb = "is still running" if status == "running" else "ran"
+            notices.append(
+                f"The plots show the run that {verb} with the previous problem or algorithms: "
+                "press Run for the new settings (Reset clears the plots)."
+            )
+        self.show_notices(notices)
+        if status == "error" and run.error:
+            self.show_alert(run.error, "danger")
+        elif config.errors:
+            self.show_alert(config.errors, "warning", suffix=" Fix this to enable Run.")
+        else:
+            self.hide_alert()
+
     def show_notices(self, notices: list[str]) -> None:
         """The run's notices (escaped; none: hidden)."""
         self.notice.param.update(object=escape_all(notices), visible=bool(notices))

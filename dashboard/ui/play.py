@@ -25,6 +25,9 @@ from .safe import escape
 
 __all__ = ["PlayView"]
 
+#: Arm and submit buttons a class can read on a projector (and hit without aiming).
+_BIG_BUTTONS = ":host .bk-btn { font-size: 18px; padding: 10px 16px; }"
+
 
 class PlayView(pn.viewable.Viewer):
     """A game of the bandit against the algorithms, clickable.
@@ -49,9 +52,13 @@ class PlayView(pn.viewable.Viewer):
             variant="outline",
             css_classes=["play-arms"],
             sizing_mode="stretch_width",
+            stylesheets=[_BIG_BUTTONS],
         )
         self.submit = pn.widgets.Button(
-            label="Play this round", color="success", css_classes=["play-submit"]
+            label="Play this round",
+            color="success",
+            css_classes=["play-submit"],
+            stylesheets=[_BIG_BUTTONS],
         )
         self.submit.on_click(lambda _e: self.play_round())
         # projector-readable text: the rule, outcomes and the reveal are what a class reads

@@ -14,9 +14,12 @@ field, mean over repetitions with a +-1 sd band, one line per algorithm (and per
 second swept field).  Against the horizon the x axis is logarithmic and, for queries and
 adaptivity, the shape ``d log log T`` is drawn for reference (scaled to the first point).
 
-Wiring (not done here): ``SweepView(algorithms=...)`` is a ``pn.viewable.Viewer``; put
-``SweepView()`` in a tab of the app's template, e.g. ``pn.Tabs(("Run", ...), ("Sweep",
-SweepView()))``, and call ``view.dispose()`` in ``pn.state.on_session_destroyed``.
+Layout: :attr:`SweepView.controls` (settings, Run / Cancel, open a file) and
+:attr:`SweepView.output` (notice, progress, plot, grid) are built once; the dashboard's Sweep
+tab puts them in the page's sidebar and main area (:mod:`dashboard.ui.tabs`), the Viewer
+itself shows them side by side (the ``/sweep`` page, a notebook).  CSS hooks for browser
+tests: ``sweep-controls``, ``sweep-values``, ``sweep-run-button``, ``sweep-cancel-button``,
+``sweep-progress``, ``sweep-status``, ``sweep-notice``, ``sweep-plot``, ``sweep-grid``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import param
 
 from ..simulation import catalogue
 from ..simulation.sweep import GRID_FIELDS, SweepProgress, SweepResult, make_sweep, run_sweep
+from .safe import escape
 
 __all__ = ["METRICS", "SweepView", "parse_values", "sweep_plot"]
 
@@ -47,6 +51,26 @@ METRICS: dict[str, str] = {
 }
 _ALL_ALGORITHMS = catalogue.algorithm_names()
 _ALL_FIELDS = ["horizon", *dict.fromkeys(f for fs in GRID_FIELDS.values() for f in fs)]
+#: The settings shown as widgets, in order.
+_CONTROLS = (
+    "problem",
+    "algorithms",
+    "x_field",
+    "x_values",
+    "group_field",
+    "group_values",
+    "horizon",
+    "runs",
+    "seed",
+    "metric",
+)
+#: The grid table and buttons, readable on a projector.
+_GRID_CSS = (
+    "table.sweep-grid { border-collapse: collapse; font-size: 16px; margin-top: 8px; }"
+    "table.sweep-grid th, table.sweep-grid td { padding: 4px 14px; text-align: right;"
+    " border-bottom: 1px solid #ddd; } table.sweep-grid th { background: #f2f7fb; }"
+)
+_BIG_BUTTON = ":host .bk-btn { font-size: 16px; padding: 8px 18px; }"
 _COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
 
@@ -149,12 +173,18 @@ class SweepView(pn.viewable.Viewer):
 
     problem = param.ObjectSelector(default="cmab", objects=["cmab", "semiparametric"])
     algorithms = param.ListSelector(default=["AROQ-CMAB", "SROQ-CMAB"], objects=_ALL_ALGORITHMS)
-    x_field = param.ObjectSelector(default="horizon", objects=_ALL_FIELDS)
-    x_values = param.String(default="1000, 3000, 10000")
-    group_field = param.ObjectSelector(default="(none)", objects=["(none)", *_ALL_FIELDS])
-    group_values = param.String(default="")
-    horizon = param.Integer(default=2000, bounds=(1, 10_000_000), doc="T when not swept")
-    runs = param.Integer(default=3, bounds=(1, 256))
+    x_field = param.ObjectSelector(
+        default="horizon", objects=_ALL_FIELDS, label="Swept field (x axis)"
+    )
+    x_values = param.String(default="1000, 3000, 10000", label="Its values (comma separated)")
+    group_field = param.ObjectSelector(
+        default="(none)", objects=["(none)", *_ALL_FIELDS], label="Second field (one line each)"
+    )
+    group_values = param.String(default="", label="Its values")
+    horizon = param.Integer(
+        default=2000, bounds=(1, 10_000_000), label="Horizon T (when not swept)"
+    )
+    runs = param.Integer(default=3, bounds=(1, 256), label="Runs (repetitions per point)")
     seed = param.Integer(default=0, bounds=(0, None))
     metric = param.ObjectSelector(default="final regret", objects=list(METRICS))
     progress = param.Integer(default=0, bounds=(0, 100))
@@ -172,21 +202,37 @@ class SweepView(pn.viewable.Viewer):
         self._axes: tuple[str, str | None] | None = None  # plotted (x, group) of the result
         self._update_choices()
         self._plot = pn.pane.HoloViews(
-            sweep_plot(None, self.x_field), sizing_mode="stretch_width", name="sweep-plot"
+            sweep_plot(None, self.x_field),
+            sizing_mode="stretch_width",
+            name="sweep-plot",
+            css_classes=["sweep-plot"],
         )
-        self._grid = pn.pane.HTML("", sizing_mode="stretch_width", name="sweep-grid")
-        self._notice = pn.pane.HTML("", name="sweep-notice")
-        self._bar = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width")
+        self._grid = pn.pane.HTML(
+            "", sizing_mode="stretch_width", name="sweep-grid", css_classes=["sweep-grid"]
+        )
+        self._notice = pn.pane.HTML("", name="sweep-notice", css_classes=["sweep-notice"])
+        self._bar = pn.indicators.Progress(
+            value=0, max=100, sizing_mode="stretch_width", css_classes=["sweep-progress"]
+        )
         self._run_button = pn.widgets.Button(
-            label="Run sweep", color="primary", css_classes=["sweep-run-button"]
+            label="Run sweep",
+            color="primary",
+            css_classes=["sweep-run-button"],
+            stylesheets=[_BIG_BUTTON],
         )
         self._cancel_button = pn.widgets.Button(
-            label="Cancel", color="default", disabled=True, css_classes=["sweep-cancel-button"]
+            label="Cancel",
+            color="default",
+            disabled=True,
+            css_classes=["sweep-cancel-button"],
+            stylesheets=[_BIG_BUTTON],
         )
         self._file = pn.widgets.FileInput(accept=".jsonl,.json", multiple=False)
         self._file.param.watch(
             lambda e: e.new and self.open_saved(e.new, self._file.filename), "value"
         )
+        self._controls: pn.Column | None = None
+        self._output: pn.Column | None = None
         self._run_button.on_click(lambda _e: self.run())
         self._cancel_button.on_click(lambda _e: self.cancel())
         if self._doc is not None and getattr(self._doc, "session_context", None) is not None:
@@ -389,39 +435,60 @@ class SweepView(pn.viewable.Viewer):
                     cells.append("<td>…</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         return (
+            f"<style>{_GRID_CSS}</style>"
             f'<table class="sweep-grid"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table>"
         )
 
-    def __panel__(self) -> Any:
-        controls = pn.Param(
-            self.param,
-            parameters=[
-                "problem",
-                "algorithms",
-                "x_field",
-                "x_values",
-                "group_field",
-                "group_values",
-                "horizon",
-                "runs",
-                "seed",
-                "metric",
-            ],
-            show_name=False,
-            widgets={"algorithms": pn.widgets.MultiChoice},
-        )
-        status = pn.pane.Str(self.param.status)
-        return pn.Row(
-            pn.Column(
-                controls,
-                pn.Row(self._run_button, self._cancel_button),
+    @property
+    def controls(self) -> pn.Column:
+        """The sweep's settings, Run / Cancel and the file opener (a page's sidebar)."""
+        if self._controls is None:
+            hooks = {"x_values": "sweep-values", "group_values": "sweep-group-values"}
+            widgets: dict[str, Any] = {
+                "algorithms": pn.widgets.MultiChoice,
+                "horizon": pn.widgets.IntInput,  # (a slider over 1..10^7 cannot be aimed)
+                "runs": pn.widgets.IntInput,
+                "seed": pn.widgets.IntInput,
+            }
+            for name, css in hooks.items():
+                widgets[name] = {"type": pn.widgets.TextInput, "css_classes": [css]}
+            form = pn.Param(
+                self.param,
+                parameters=[*_CONTROLS],
+                show_name=False,
+                widgets=widgets,
+                sizing_mode="stretch_width",
+            )
+            self._controls = pn.Column(
+                form,
+                pn.Row(self._run_button, self._cancel_button, sizing_mode="stretch_width"),
                 pn.pane.Markdown("Open a saved sweep (`sweep --out FILE`):"),
                 self._file,
-                width=320,
-            ),
-            pn.Column(
-                self._notice, self._bar, status, self._plot, self._grid, sizing_mode="stretch_width"
-            ),
-            sizing_mode="stretch_width",
-        )
+                sizing_mode="stretch_width",
+                css_classes=["sweep-controls"],
+            )
+        return self._controls
+
+    @property
+    def output(self) -> pn.Column:
+        """Notice, progress bar and status, the plot and the grid (a page's main area)."""
+        if self._output is None:
+            status = pn.pane.Markdown(
+                pn.bind(escape, self.param.status),
+                css_classes=["sweep-status"],
+                styles={"font-size": "18px"},
+            )
+            self._output = pn.Column(
+                self._notice,
+                self._bar,
+                status,
+                self._plot,
+                self._grid,
+                sizing_mode="stretch_width",
+                css_classes=["sweep-output"],
+            )
+        return self._output
+
+    def __panel__(self) -> Any:
+        return pn.Row(pn.Column(self.controls, width=320), self.output, sizing_mode="stretch_width")

@@ -58,8 +58,9 @@ MAX_VALUE_CHARS = 2_000
 MAX_QUERY_CHARS = 20_000
 #: Most query keys looked at.
 MAX_KEYS = 64
-#: Keys the page understands that are not configuration (see ``DashboardApp.apply_query``).
-EXTRA_KEYS: tuple[str, ...] = ("lesson", "autorun")
+#: Keys the page understands that are not configuration (see ``DashboardApp.apply_query``
+#: and ``PageTabs.apply_query``).
+EXTRA_KEYS: tuple[str, ...] = ("lesson", "autorun", "tab")
 #: Config parameters that are derived state, never read from (or written to) a URL.
 _DERIVED = frozenset({"name", "algorithm_options", "errors"})
 _INT = re.compile(r"[+-]?\d{1,15}")
