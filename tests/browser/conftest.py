@@ -52,9 +52,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """A headless Chromium browser (playwright), shared by the session."""
+    """A headless Chromium browser (playwright), shared by the tests of one module.
+
+    Not session scoped: playwright's sync API keeps its asyncio loop *running* in the main
+    thread while it is started, so every later test that calls ``asyncio.run`` (the classroom
+    benchmark's smoke test, the Bokeh lock canary, the loop pacer) would fail after the browser
+    modules.  Module scope stops it when the last browser module ends."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
