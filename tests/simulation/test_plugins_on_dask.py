@@ -30,6 +30,15 @@ def client():
         yield c
 
 
+def _forget_the_example() -> None:
+    """Unregister the example and forget its file, so no later cluster of this test process
+    (an in-process one runs its worker plug-ins here) installs it again."""
+    registry.unregister_algorithm("Random-m-set")
+    spec = str(EXAMPLE.resolve())
+    if spec in plugins.LOADED_SPECS:
+        plugins.LOADED_SPECS.remove(spec)
+
+
 def _catalogue_names() -> list[str]:
     from dashboard.simulation import catalogue
 
@@ -59,7 +68,7 @@ def test_a_plugin_file_reaches_every_worker_and_gives_the_same_numbers(client):
             np.testing.assert_array_equal(a.regret, b.regret)
         run.close()
     finally:
-        registry.unregister_algorithm("Random-m-set")
+        _forget_the_example()
 
 
 def test_a_sweep_of_a_plugin_runs_on_the_cluster(client):
@@ -94,4 +103,4 @@ def test_a_sweep_of_a_plugin_runs_on_the_cluster(client):
         for a, b in zip(on_cluster.rows, here.rows):
             np.testing.assert_array_equal(a.result.results[0].regret, b.result.results[0].regret)
     finally:
-        registry.unregister_algorithm("Random-m-set")
+        _forget_the_example()
