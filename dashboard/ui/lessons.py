@@ -24,8 +24,9 @@ closed by a line that is exactly ``$$``.  :func:`math_spans` finds every math sp
 use it to check balance), and :func:`protect_math` escapes the spans so that a plain CommonMark
 renderer (``pn.pane.Markdown`` uses markdown-it) passes the TeX through unchanged.
 
-This module is pure Python (stdlib plus the UI-free :mod:`dashboard.simulation.catalogue`):
-it never imports panel, holoviews or bokeh.
+This module parses; the math helpers live in :mod:`dashboard.ui.lesson_math` and the preset
+checks in :mod:`dashboard.ui.lesson_presets` (both re-exported here).  All three are pure Python
+over the UI-free simulation layer: they never import panel, holoviews or bokeh.
 """
 
 from __future__ import annotations
@@ -35,13 +36,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from dashboard.simulation import catalogue
-from dashboard.simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, fields_for
+from dashboard.ui.lesson_math import FENCE_RE as _FENCE_RE
+from dashboard.ui.lesson_math import MathSpan, math_spans, protect_math
+from dashboard.ui.lesson_math import iter_lines as _iter_lines
+from dashboard.ui.lesson_presets import LESSON_MAX_WORK, validate_preset_basic
 
 __all__ = [
     "ENV_VAR",
+    "LESSON_MAX_WORK",
     "MAX_NAMED_PRESETS",
     "PRESET_SENTENCE",
     "SECTIONS",
@@ -75,20 +78,11 @@ SECTIONS: tuple[str, ...] = (
 PRESET_SENTENCE = "Click *Load this lesson's preset* to set up this experiment in the dashboard."
 
 _FILE_RE = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
-_FENCE_RE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([^`\s]*)(?:[ \t]+([^`]*?))?\s*$")
 _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Most named presets a lesson may offer besides its main one.
 MAX_NAMED_PRESETS = 3
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _H2_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
-
-# --- preset schema: the problem schema (dashboard.simulation.specs), nothing else ----------------
-_PROBLEMS = PROBLEMS
-_COMMON_KEYS = ("problem", "algorithms", *RUN_FIELDS)
-_MAX_ALGORITHMS = 4
-_DEFAULT_REWARD = FIELDS["reward"].default_for("cmab")
-#: A lesson preset must be estimated to run within this many seconds (a class waits for it).
-LESSON_MAX_WORK = 60.0
 
 
 @dataclass
@@ -134,22 +128,6 @@ def preset_label(name: str) -> str:
     """The button label of a preset: ``"Load this lesson's preset"`` for the main one,
     ``"Load preset: inexact alpha"`` for ``preset inexact-alpha``."""
     return "Load this lesson's preset" if not name else f"Load preset: {name.replace('-', ' ')}"
-
-
-@dataclass(frozen=True)
-class MathSpan:
-    """A math span found by :func:`math_spans`.
-
-    ``display`` is True for ``$$`` blocks; ``tex`` is the TeX between the delimiters; ``line``
-    is the 1-based line of the opening delimiter; ``start`` / ``end`` are character offsets of
-    the whole span (delimiters included) in the text.
-    """
-
-    tex: str
-    display: bool
-    line: int
-    start: int
-    end: int
 
 
 # --- locating files -----------------------------------------------------------------------------
@@ -225,23 +203,6 @@ def load_lesson(slug_or_number: int | str, directory: str | Path | None = None) 
 
 
 # --- parsing ------------------------------------------------------------------------------------
-def _iter_lines(text: str):
-    """Yield ``(index, line, in_code)`` where ``in_code`` marks lines inside fenced code
-    (fence lines included)."""
-    fence: str | None = None
-    for i, line in enumerate(text.splitlines()):
-        m = _FENCE_RE.match(line)
-        if fence is None and m:
-            fence = m.group(2)
-            yield i, line, True
-        elif fence is not None:
-            if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= len(fence) and not m.group(3):
-                fence = None
-            yield i, line, True
-        else:
-            yield i, line, False
-
-
 def _preset_blocks(text: str) -> list[tuple[int, int, str, str]]:
     """Fenced blocks with info string ``preset`` or ``preset NAME``: ``(first line, last line,
     body, name)``, 0-based line indices of the fences (``name`` is ``""`` for the main block);
@@ -429,263 +390,3 @@ def lesson_markdown_without_preset(lesson: Lesson, protect: bool = False) -> str
         lines = [*lines[:first], sentence, *lines[last + 1 :]]
     text = "\n".join(lines) + "\n"
     return protect_math(text) if protect else text
-
-
-# --- math ---------------------------------------------------------------------------------------
-def _unescaped_dollars(line: str) -> list[int]:
-    out = []
-    for i, ch in enumerate(line):
-        if ch == "$":
-            backslashes = len(line[:i]) - len(line[:i].rstrip("\\"))
-            if backslashes % 2 == 0:
-                out.append(i)
-    return out
-
-
-def _strip_code_spans(line: str) -> str:
-    """Blank out inline code spans (same length) so ``$`` inside them is not math."""
-    return re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line)
-
-
-def math_spans(text: str) -> list[MathSpan]:
-    """Find every math span of a lesson, outside fenced code and inline code.
-
-    Display math is a block opened and closed by a line that is exactly ``$$`` (or a single
-    line ``$$ ... $$``); inline math is ``$...$`` within one line.
-
-    Raises
-    ------
-    ValueError
-        If a ``$$`` block is left open, a block contains a blank line, or a line (outside
-        display blocks) has an odd number of unescaped ``$`` (an unclosed inline span).
-    """
-    spans: list[MathSpan] = []
-    offsets = []
-    pos = 0
-    raw_lines = text.splitlines(keepends=True)
-    for raw in raw_lines:
-        offsets.append(pos)
-        pos += len(raw)
-    block_start: int | None = None
-    block_lines: list[str] = []
-    for i, line, in_code in _iter_lines(text):
-        if in_code:
-            if block_start is not None:
-                raise ValueError(f"line {block_start + 1}: '$$' block runs into a code block")
-            continue
-        stripped = line.strip()
-        if block_start is not None:
-            if stripped == "$$":
-                end = offsets[i] + len(raw_lines[i].rstrip("\n"))
-                spans.append(
-                    MathSpan(
-                        "\n".join(block_lines), True, block_start + 1, offsets[block_start], end
-                    )
-                )
-                block_start, block_lines = None, []
-            elif not stripped:
-                raise ValueError(
-                    f"line {block_start + 1}: '$$' block contains a blank line (Markdown would "
-                    "split it); remove the blank line"
-                )
-            elif "$" in stripped:
-                raise ValueError(f"line {i + 1}: '$' inside a '$$' block")
-            else:
-                block_lines.append(line)
-            continue
-        if stripped == "$$":
-            block_start, block_lines = i, []
-            continue
-        if stripped.startswith("$$") and stripped.endswith("$$") and len(stripped) > 4:
-            inner = stripped[2:-2]
-            if "$" in inner:
-                raise ValueError(f"line {i + 1}: '$' inside a one-line '$$' block")
-            start = offsets[i] + line.index("$$")
-            spans.append(MathSpan(inner, True, i + 1, start, start + len(stripped)))
-            continue
-        visible = _strip_code_spans(line)
-        dollars = _unescaped_dollars(visible)
-        if len(dollars) % 2:
-            raise ValueError(
-                f"line {i + 1}: odd number of '$' (an inline math span is not closed; inline "
-                "math must open and close on the same line)"
-            )
-        for a, b in zip(dollars[::2], dollars[1::2]):
-            if b == a + 1:
-                raise ValueError(
-                    f"line {i + 1}: '$$' inside a line; display math goes on its own lines"
-                )
-            spans.append(
-                MathSpan(line[a + 1 : b], False, i + 1, offsets[i] + a, offsets[i] + b + 1)
-            )
-    if block_start is not None:
-        raise ValueError(f"line {block_start + 1}: '$$' block is never closed")
-    return spans
-
-
-_MD_PUNCT = set("\\`*_{}[]()<>#+-.!|~&^=:;,'\"/?@%")
-
-
-def protect_math(text: str) -> str:
-    """Backslash-escape Markdown punctuation inside math spans.
-
-    CommonMark turns ``\\{`` into ``{``, ``\\\\`` into ``\\``, ``\\|`` into ``|`` and may read
-    ``_`` or ``*`` as emphasis, which breaks TeX.  Escaping every ASCII punctuation character
-    of each math span makes a CommonMark renderer output exactly the original TeX, which KaTeX
-    (or MathJax) then typesets in the browser.  Delimiters are kept.
-    """
-    spans = math_spans(text)
-    if not spans:
-        return text
-    out: list[str] = []
-    pos = 0
-    for span in spans:
-        out.append(text[pos : span.start])
-        chunk = text[span.start : span.end]
-        if span.display:
-            # keep the "$$" delimiter lines, escape the TeX between them
-            head, _, rest = chunk.partition("$$")
-            body, _, tail = rest.rpartition("$$")
-            body = "".join("\\" + c if c in _MD_PUNCT else c for c in body)
-            out.append(f"{head}$${body}$${tail}")
-        else:
-            body = "".join("\\" + c if c in _MD_PUNCT else c for c in chunk[1:-1])
-            out.append(f"${body}$")
-        pos = span.end
-    out.append(text[pos:])
-    return "".join(out)
-
-
-# --- preset validation --------------------------------------------------------------------------
-def _check_value(key: str, value: Any, problem: str) -> str | None:
-    """The schema's own check (same bounds and choices as the API, CLI and dashboard)."""
-    f = FIELDS[key]
-    if f.kind == "choice" and isinstance(value, str) and value not in f.offered_choices():
-        return f"{key!r} must be one of {', '.join(repr(c) for c in f.offered_choices())}, " + (
-            f"got {value!r}"
-        )
-    try:
-        f.check(value, problem)
-    except ValueError as exc:
-        return f"{key!r}: {exc}"
-    if f.kind in ("int", "float") and isinstance(value, str):
-        return f"{key!r} must be a number, got {value!r}"
-    return None
-
-
-def _check_work(preset: dict[str, Any], problem: str) -> str | None:
-    """A lesson runs in class: refuse presets estimated above :data:`LESSON_MAX_WORK`."""
-    from dashboard.simulation.budget import estimate_run
-    from dashboard.simulation.specs import make_spec
-
-    try:
-        spec = make_spec(
-            problem, **{f.name: preset[f.name] for f in fields_for(problem) if f.name in preset}
-        )
-        infos = [catalogue.declaration(a, problem) for a in preset["algorithms"]]
-    except (ValueError, KeyError, TypeError):
-        return None  # reported by the other checks
-    horizon = preset.get("horizon", FIELDS["horizon"].default)
-    runs = preset.get("runs", FIELDS["runs"].dashboard_default)
-    constants = preset.get("constants") if isinstance(preset.get("constants"), dict) else {}
-    params = {str(k).lower(): v for k, v in constants.items() if isinstance(v, dict)}
-    est = estimate_run(spec, infos, horizon, runs, params)
-    if est.seconds > LESSON_MAX_WORK:
-        return (
-            f"the preset would take {est.describe()}; a lesson preset must run within "
-            f"{LESSON_MAX_WORK:g} s (reduce horizon, runs or sizes)"
-        )
-    return None
-
-
-def validate_preset_basic(preset: Any) -> list[str]:
-    """Human-readable problems of a lesson preset; an empty list when it is fine.
-
-    Checks: a JSON object; ``problem`` in ``{"cmab", "semiparametric"}``; ``algorithms`` a
-    list of 1 to 4 distinct registered names (:func:`catalogue.declaration`) of that problem
-    and, for ``cmab``, supporting the reward model (default ``"linear"``,
-    :func:`catalogue.algorithm_names`); no unknown keys (keys of the other problem count as
-    unknown); types, bounds and choices of every other key from the one problem schema
-    (:data:`dashboard.simulation.specs.FIELDS`, the same as the API, CLI and dashboard), ``m``
-    at most ``d``; ``constants`` checked against the algorithms' declarations; and a run
-    estimated (:func:`dashboard.simulation.budget.estimate_run`) to take at most
-    :data:`LESSON_MAX_WORK` seconds, since a class waits for it.
-    """
-    if not isinstance(preset, dict):
-        return [f"the preset must be a JSON object (dict), got {type(preset).__name__}"]
-    problems: list[str] = []
-    problem = preset.get("problem")
-    if "problem" not in preset:
-        problems.append(f"missing 'problem' (one of {', '.join(_PROBLEMS)})")
-    elif problem not in _PROBLEMS:
-        problems.append(f"'problem' must be one of {', '.join(_PROBLEMS)}, got {problem!r}")
-        problem = None
-
-    keys = [*RUN_FIELDS]
-    if problem is not None:
-        keys += [f.name for f in fields_for(problem, dashboard=True)]
-    allowed = set(_COMMON_KEYS) | set(keys) | {"constants"}
-    for key in preset:
-        if key not in allowed:
-            if problem is None:
-                continue
-            problems.append(
-                f"unknown key {key!r} for problem {problem!r}; allowed: "
-                + ", ".join(sorted(allowed))
-            )
-
-    for key, value in preset.items():
-        if key in keys:
-            msg = _check_value(key, value, problem or "cmab")
-            if msg:
-                problems.append(msg)
-
-    if problem == "cmab" and isinstance(preset.get("m"), int) and isinstance(preset.get("d"), int):
-        if preset["m"] > preset["d"]:
-            problems.append(f"'m' ({preset['m']}) must not exceed 'd' ({preset['d']})")
-
-    algorithms = preset.get("algorithms")
-    if "algorithms" not in preset:
-        problems.append("missing 'algorithms' (a list of 1 to 4 algorithm names)")
-    elif not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
-        problems.append(f"'algorithms' must be a list of names, got {algorithms!r}")
-    elif not algorithms:
-        problems.append("'algorithms' is empty; choose 1 to 4 algorithms")
-    else:
-        if len(algorithms) > _MAX_ALGORITHMS:
-            problems.append(
-                f"'algorithms' has {len(algorithms)} entries; at most {_MAX_ALGORITHMS} allowed"
-            )
-        lowered = [a.strip().lower() for a in algorithms]
-        dupes = sorted({a for a in algorithms if lowered.count(a.strip().lower()) > 1})
-        if dupes:
-            problems.append(f"'algorithms' lists {', '.join(dupes)} more than once")
-        reward = preset.get("reward", _DEFAULT_REWARD)
-        for name in algorithms:
-            try:
-                info = catalogue.declaration(name)
-            except ValueError as exc:
-                problems.append(str(exc))
-                continue
-            if problem is None:
-                continue
-            if info.problem != problem:
-                problems.append(
-                    f"algorithm {info.name!r} belongs to the {info.problem!r} problem, not "
-                    f"{problem!r}"
-                )
-            elif problem == "cmab" and isinstance(reward, str):
-                supported = set(catalogue.algorithm_names("cmab", reward))
-                if info.name not in supported and reward in FIELDS["reward"].offered_choices():
-                    problems.append(
-                        f"algorithm {info.name!r} does not support the {reward!r} reward model; "
-                        f"it supports: {', '.join(info.rewards)}"
-                    )
-    if "constants" in preset:
-        chosen = algorithms if isinstance(algorithms, list) else []
-        problems += catalogue.constants_problems(preset["constants"], chosen)
-    if not problems and problem is not None:
-        heavy = _check_work(preset, problem)
-        if heavy:
-            problems.append(heavy)
-    return problems
