@@ -96,24 +96,27 @@ def sdcb_vs_cucb(T: int, repeats: int) -> dict[str, Any]:
     }
 
 
-def ols_batched(T: int, repeats: int) -> dict[str, Any]:
-    """Batched OLS-UCB-C (R = 16) vs 16 sequential single runs; identical regrets."""
-    family, model = MSets(D, M), CovarianceRewards(D, seed=SEED)
+def _batched_vs_sequential(
+    model: Any, batched_cls: type, single_cls: type, T: int, repeats: int
+) -> dict[str, Any]:
+    """One batched engine over R repetitions vs R sequential single runs (best of ``repeats``
+    each, side by side); ``identical`` says whether their regrets agree exactly."""
+    family = MSets(D, M)
 
-    def batched() -> tuple[float, np.ndarray]:
+    def timed(run: Any) -> tuple[float, np.ndarray]:
         envs = [model.environment(family, r) for r in range(R)]
         start = time.perf_counter()
-        b = BatchedOLSUCBC().run(envs, T)
-        return time.perf_counter() - start, b.cum_regret.copy()
+        regret = run(envs)
+        return time.perf_counter() - start, regret
 
-    def sequential() -> tuple[float, np.ndarray]:
-        envs = [model.environment(family, r) for r in range(R)]
-        start = time.perf_counter()
-        reg = [OLSUCBC().run(e, T).cum_regret for e in envs]
-        return time.perf_counter() - start, np.array(reg)
+    def batched(envs: list) -> np.ndarray:
+        return batched_cls().run(envs, T).cum_regret.copy()
 
-    tb, reg_b = min((batched() for _ in range(repeats)), key=lambda x: x[0])
-    ts, reg_s = min((sequential() for _ in range(repeats)), key=lambda x: x[0])
+    def sequential(envs: list) -> np.ndarray:
+        return np.array([single_cls().run(e, T).cum_regret for e in envs])
+
+    tb, reg_b = min((timed(batched) for _ in range(repeats)), key=lambda x: x[0])
+    ts, reg_s = min((timed(sequential) for _ in range(repeats)), key=lambda x: x[0])
     return {
         "T": T,
         "R": R,
@@ -123,35 +126,18 @@ def ols_batched(T: int, repeats: int) -> dict[str, Any]:
         "identical": bool(np.array_equal(reg_b, reg_s)),
         "target": ">= 8",
     }
+
+
+def ols_batched(T: int, repeats: int) -> dict[str, Any]:
+    """Batched OLS-UCB-C (R = 16) vs 16 sequential single runs; identical regrets."""
+    model = CovarianceRewards(D, seed=SEED)
+    return _batched_vs_sequential(model, BatchedOLSUCBC, OLSUCBC, T, repeats)
 
 
 def disc_batched(T: int, repeats: int) -> dict[str, Any]:
     """Batched Disc-AROQ-GR (R = 16) vs 16 sequential single runs; identical regrets."""
-    family, model = MSets(D, M), ContinuousRewards(D, seed=SEED)
-
-    def batched() -> tuple[float, np.ndarray]:
-        envs = [model.environment(family, r) for r in range(R)]
-        start = time.perf_counter()
-        b = BatchedDiscretizedAROQGR().run(envs, T)
-        return time.perf_counter() - start, b.cum_regret.copy()
-
-    def sequential() -> tuple[float, np.ndarray]:
-        envs = [model.environment(family, r) for r in range(R)]
-        start = time.perf_counter()
-        reg = [DiscretizedAROQGR().run(e, T).cum_regret for e in envs]
-        return time.perf_counter() - start, np.array(reg)
-
-    tb, reg_b = min((batched() for _ in range(repeats)), key=lambda x: x[0])
-    ts, reg_s = min((sequential() for _ in range(repeats)), key=lambda x: x[0])
-    return {
-        "T": T,
-        "R": R,
-        "batched_seconds": tb,
-        "sequential_seconds": ts,
-        "speedup": ts / tb,
-        "identical": bool(np.array_equal(reg_b, reg_s)),
-        "target": ">= 8",
-    }
+    model = ContinuousRewards(D, seed=SEED)
+    return _batched_vs_sequential(model, BatchedDiscretizedAROQGR, DiscretizedAROQGR, T, repeats)
 
 
 def _reference_argmax(index: Any, A: np.ndarray) -> int:
