@@ -5,6 +5,7 @@ labelled with its seed and horizon) on the regret plot, with the band chosen by 
 from __future__ import annotations
 
 import pytest
+from test_dashboard import _DEEP_TEXT_JS
 
 from dashboard.cli import main
 
@@ -12,20 +13,6 @@ pytestmark = pytest.mark.browser
 
 #: Generous: the first page of a fresh server on a loaded 2-core machine.
 WAIT_MS = 120_000
-
-#: Text of an element through its shadow DOM (as in test_dashboard.py).
-_DEEP_TEXT_JS = """(root) => {
-    const parts = [];
-    const walk = (n) => {
-        if (n.nodeType === 3) { parts.push(n.textContent); return; }
-        if (n.nodeType !== 1 && n.nodeType !== 11) return;
-        if (n.nodeType === 1 && ['STYLE', 'SCRIPT', 'LINK'].includes(n.tagName)) return;
-        if (n.shadowRoot) walk(n.shadowRoot);
-        for (const c of n.childNodes) walk(c);
-    };
-    walk(root);
-    return parts.join(' ');
-}"""
 
 _LEGEND_JS = """(needle) => {
     let best = null, key = -1;
