@@ -17,10 +17,9 @@ from hypothesis import strategies as st
 from scipy.special import betainc
 
 from dashboard.algorithms.cmab.actions import MSets
+from dashboard.algorithms.cmab.policies.beta_levels import BetaIntervals, interval_index
 from dashboard.algorithms.cmab.policies.gr_batch import (
-    BetaIntervals,
     exact_laws,
-    interval_index,
     pruned_values,
     refined_rows,
     upper_bounds,

@@ -16,7 +16,7 @@ is vectorised across the repetitions:
   the reference ``expected_aggregate``: the reference ``argmax``, as the single oracle);
 * the outcomes of all segments of a step, as Algorithm 8's interval indices: for the Beta
   model (:class:`~..rewards.general.ContinuousRewards`) straight from the uniforms by
-  comparing them with the Beta CDF at the interval ends (:class:`~.gr_batch.BetaIntervals`,
+  comparing them with the Beta CDF at the interval ends (:class:`~.beta_levels.BetaIntervals`,
   exactly the index of its ``sample``; the inverse CDF, ~2 us per outcome, is evaluated
   only for the rare uniforms within ``1e-12`` of an interval end's CDF).
 
@@ -39,7 +39,8 @@ import numpy as np
 from ... import randomness as rnd
 from ...base import ExpensiveLog, Policy, PolicyEvent
 from ..rewards.aggregate import action_arms, prefix_table
-from .gr_batch import BetaIntervals, interval_index, optimistic_dense, refined_rows
+from .beta_levels import BetaIntervals, interval_index
+from .gr_batch import optimistic_dense, refined_rows
 from .lockstep import LockstepBatch, check_envs
 
 __all__ = ["BatchedAROQGRCore"]

@@ -14,18 +14,15 @@ import it one way.
 * :func:`upper_bounds`, :func:`pruned_values` -- an exact pruning of that scoring for
   ``sqrt`` of a sum: a variance-corrected Jensen bound discards all but a handful of the
   ``C(d, m)`` actions before any convolution;
-* :class:`BetaIntervals` -- Algorithm 8's interval index of Beta outcomes straight from their
-  uniforms (CDF comparisons instead of one inverse CDF per outcome), exactly the index of the
-  inverse-CDF outcome.
+* :func:`refined_queries` -- the same for several queries per repetition (SROQ's
+  representatives), with the approximate values of the answers and their error bounds.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
-from scipy.special import betainc
 
 from ..rewards.aggregate import (
     FFT_LEVELS,
@@ -38,10 +35,10 @@ from ..rewards.aggregate import (
 from ..rewards.laws import expected_aggregate
 
 __all__ = [
-    "BetaIntervals",
     "exact_laws",
     "optimistic_dense",
     "pruned_values",
+    "refined_queries",
     "refined_rows",
     "upper_bounds",
 ]
@@ -84,13 +81,35 @@ def refined_rows(
     """Row of ``A`` maximising ``E[r(a, y)]`` under the laws ``P`` (``(R, d, G)`` on the
     lattice ``grid``) for every repetition: the reference ``argmax`` (first maximiser in row
     order) among the rows where ``allowed`` (``(R, n)`` or ``(n,)``, default all).  Returns the
-    rows ``(R,)`` and the number of actions re-evaluated with the reference function.
+    rows ``(R,)`` and the number of actions re-evaluated with the reference function
+    (:func:`refined_queries` with one query per repetition)."""
+    rows, n_re, _, _ = refined_queries(grid, P, arms, kind, prefixes, None, allowed)
+    return rows, n_re
+
+
+def refined_queries(
+    grid: np.ndarray,
+    P: np.ndarray,
+    arms: np.ndarray,
+    kind: str,
+    prefixes: tuple[np.ndarray, np.ndarray] | None,
+    owner: np.ndarray | None = None,
+    allowed: np.ndarray | None = None,
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """The reference ``argmax`` of several queries over the actions ``arms`` (``(n, k)``):
+    query ``q`` maximises ``E[r(a, y)]`` under the laws ``P[owner[q]]`` among the actions
+    where ``allowed[q]`` (``owner`` default: one query per repetition of ``P``; ``allowed``
+    ``(n_q, n)`` or ``(n,)``, default all).  Returns the rows ``(n_q,)``, the number of
+    actions re-evaluated with the reference function, the approximate values of the rows and
+    their error bounds (``|approximate - reference| <= bound``).
 
     With ``"sqrt-sum"`` on a lattice of non-negative values, only the actions whose upper
     bound (:func:`upper_bounds`) reaches the best approximate value found among the few
     highest bounds are scored (:func:`pruned_values`); the others cannot be within twice the
     error bound of the best, so the near-ties, hence the answer, are those of scoring all."""
-    _, d, G = P.shape
+    R = P.shape[0]
+    owner = np.arange(R) if owner is None else np.asarray(owner, dtype=np.int64)
+    nq = owner.size
     k = arms.shape[1]
     lat = lattice(grid)
     dev = 0.0 if lat is None else lat[3]
@@ -102,22 +121,42 @@ def refined_rows(
             extra = fft_error(int(lat[2][-1]) + 1, k, math.sqrt(abs(scale)))
     gmin = grid[np.argmax(P.any(axis=1), axis=1)]  # smallest atom in use, per repetition
     bound_of = {g: error_bound(g, k, kind, dev, scale) + extra for g in set(gmin.tolist())}
-    bounds = np.array([bound_of[g] for g in gmin.tolist()])
+    bounds = np.array([bound_of[g] for g in gmin.tolist()])[owner]
+    if allowed is not None:
+        allowed = np.broadcast_to(allowed, (nq, arms.shape[0]))
     if prune:
-        approx = pruned_values(grid, P, arms, kind, allowed, bounds)
+        approx = pruned_values(grid, P, arms, kind, allowed, bounds, owner)
     else:
-        approx = values_dense(grid, P, arms, kind, prefixes)
+        approx = values_dense(grid, P, arms, kind, prefixes)[owner]
     if allowed is not None:
         approx = np.where(allowed, approx, -np.inf)
     best = approx.max(axis=1)
     close = approx >= (best - 2.0 * bounds)[:, None]
     rows = np.argmax(approx, axis=1)
     todo = np.flatnonzero(np.count_nonzero(close, axis=1) > 1)
-    if todo.size == 0:
-        return rows, 0
+    reevaluated = 0
+    if todo.size:
+        reevaluated = _resolve_ties(grid, P, arms, kind, owner, close, rows, todo)
+    return rows, reevaluated, approx[np.arange(nq), rows], bounds
+
+
+def _resolve_ties(
+    grid: np.ndarray,
+    P: np.ndarray,
+    arms: np.ndarray,
+    kind: str,
+    owner: np.ndarray,
+    close: np.ndarray,
+    rows: np.ndarray,
+    todo: np.ndarray,
+) -> int:
+    """Queries ``todo`` have several near-ties (``close``): set ``rows`` to their reference
+    ``argmax``; returns the number of reference evaluations."""
+    _, d, G = P.shape
+    k = arms.shape[1]
     # arms with bit-identical laws give actions bit-identical reference values: among the
     # near-ties keep the first action of each law signature (exact, no evaluation needed)
-    flatP = np.ascontiguousarray(P[todo]).reshape(-1, G)
+    flatP = np.ascontiguousarray(P[owner[todo]]).reshape(-1, G)
     law = np.unique(flatP.view(np.dtype((np.void, 8 * G))).ravel(), return_inverse=True)[1]
     law = law.reshape(todo.size, d)
     N = law.size + 1
@@ -140,83 +179,14 @@ def refined_rows(
         if cand.size == 1:
             rows[r] = cand[0]
             continue
-        laws = exact_laws(grid, P[r])
+        laws = exact_laws(grid, P[owner[r]])
         vals = [
             expected_aggregate([laws[i][0] for i in a], [laws[i][1] for i in a], kind)
             for a in arms[cand]
         ]
         rows[r] = cand[int(np.argmax(vals))]
         reevaluated += cand.size
-    return rows, reevaluated
-
-
-def interval_index(y: np.ndarray, s: int) -> np.ndarray:
-    """Algorithm 8's ``j`` (``y`` in ``I_j``, ``1 <= j <= s``): the arithmetic of
-    :func:`~.gr_stats.discretize`, as integers."""
-    y = np.clip(y, 0.0, 1.0)
-    return np.maximum(np.ceil(y * s - 1e-9), 1.0).astype(np.int64)
-
-
-class BetaIntervals:
-    """Interval index ``j`` of Algorithm 8 of ``y = F^-1(u)`` for Beta laws, from ``u``.
-
-    ``j(y)`` (:func:`interval_index`) is non-decreasing in ``y`` and jumps only at
-    ``x_k = (k + 1e-9) / s``: away from them by more than ``TAU`` (far more than the float
-    error of ``y s - 1e-9``), ``j(y) <= k`` iff ``y < x_k``.  With the CDF ``F`` of the arm,
-    ``u < lo_k = F(x_k - TAU) - MARGIN`` gives ``y < x_k - TAU`` for the computed inverse
-    ``y`` of ``u`` (its backward error ``|F(y) - u|`` and the error of ``F`` itself are far
-    below ``MARGIN``), and ``u > hi_k = F(x_k + TAU) + MARGIN`` gives ``y > x_k + TAU``.  So
-    ``j = 1 + #{k : hi_k < u}`` whenever no ``k`` has ``lo_k <= u <= hi_k``; the rare
-    outcomes inside a band (probability about ``s * 2e-9``) are computed with the inverse
-    CDF itself.  The same index as the inverse-CDF path, bit for bit, at the cost of two
-    binary searches per outcome (the inverse CDF costs ~2 us per outcome).
-
-    Parameters
-    ----------
-    alpha, beta : arrays (d,)
-        The Beta parameters of the arms.
-    s : int
-        Number of intervals.
-    quantile : callable ``(arms, u) -> y``
-        The model's inverse CDF (used inside the bands).
-    """
-
-    TAU = 1e-9
-    MARGIN = 1e-12
-
-    def __init__(self, alpha: np.ndarray, beta: np.ndarray, s: int, quantile: Any) -> None:
-        self.s = int(s)
-        self.quantile = quantile
-        x = (np.arange(1, self.s) + 1e-9) / self.s  # the jumps x_1 .. x_{s-1}
-        a, b = np.asarray(alpha, dtype=float)[:, None], np.asarray(beta, dtype=float)[:, None]
-        lo = betainc(a, b, np.clip(x - self.TAU, 0.0, 1.0)) - self.MARGIN
-        hi = betainc(a, b, np.clip(x + self.TAU, 0.0, 1.0)) + self.MARGIN
-        # monotone envelopes (lowering lo / raising hi only widens the bands: still exact)
-        self.lo = np.minimum.accumulate(lo[:, ::-1], axis=1)[:, ::-1].copy()
-        self.hi = np.maximum.accumulate(hi, axis=1)
-        self.exact_calls = 0
-
-    def index(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """``interval_index(quantile(arms, u), s)`` (same shape as ``u``)."""
-        arms = np.asarray(arms, dtype=np.int64).ravel()
-        u = np.asarray(u, dtype=float)
-        shape, u = u.shape, u.ravel()
-        out = np.empty(u.size, dtype=np.int64)
-        order = np.argsort(arms, kind="stable")
-        bounds = np.searchsorted(arms[order], np.arange(self.lo.shape[0] + 1))
-        for i in np.flatnonzero(np.diff(bounds)):
-            sel = order[bounds[i] : bounds[i + 1]]
-            uu = u[sel]
-            below = np.searchsorted(self.hi[i], uu, side="left")  # #{k : hi_k < u}
-            upto = np.searchsorted(self.lo[i], uu, side="right")  # #{k : lo_k <= u}
-            j = below + 1
-            unsure = np.flatnonzero(below != upto)
-            if unsure.size:
-                self.exact_calls += unsure.size
-                y = self.quantile(np.full(unsure.size, i), uu[unsure])
-                j[unsure] = interval_index(y, self.s)
-            out[sel] = j
-        return out.reshape(shape)
+    return reevaluated
 
 
 #: Actions scored first (highest upper bounds) per repetition by :func:`pruned_values`.
@@ -280,9 +250,11 @@ def pruned_values(
     kind: str,
     allowed: np.ndarray | None,
     bounds: np.ndarray,
+    owner: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Approximate values (``(R, n)``) of the actions that can be within ``2 * bounds`` of the
-    best approximate value, ``-inf`` for the others (and for the rows not ``allowed``).
+    """Approximate values (``(n_q, n)``) of the actions that can be within ``2 * bounds`` of
+    the best approximate value of each query (laws ``P[owner[q]]``, default one query per
+    repetition), ``-inf`` for the others (and for the rows not ``allowed``).
 
     The :data:`PRUNE_FIRST` actions of highest :func:`upper_bounds` are scored first; their
     best value ``v`` is within ``bound`` of a true value, and an action with
@@ -291,33 +263,35 @@ def pruned_values(
     it is neither the best nor a near-tie.  When many actions remain (never-played arms, all
     at the top, tie), one action per multiset of arm laws is scored."""
     R, n = P.shape[0], arms.shape[0]
-    ub = upper_bounds(grid, P, arms)
+    owner = np.arange(R) if owner is None else owner
+    nq = owner.size
+    ub = upper_bounds(grid, P, arms)[owner]
     if allowed is not None:
         ub = np.where(allowed, ub, -np.inf)
     F, Gh = _spectra(grid, P, arms.shape[1], kind)
-    approx = np.full((R, n), -np.inf)
+    approx = np.full((nq, n), -np.inf)
     k0 = min(PRUNE_FIRST, n)
     first = np.argpartition(-ub, k0 - 1, axis=1)[:, :k0]
-    reps = np.repeat(np.arange(R), k0)
+    qs = np.repeat(np.arange(nq), k0)
     acts = first.ravel()
-    ok = np.isfinite(ub[reps, acts])
-    reps, acts = reps[ok], acts[ok]
-    approx[reps, acts] = _values_at(F, Gh, reps, arms[acts])
+    ok = np.isfinite(ub[qs, acts])
+    qs, acts = qs[ok], acts[ok]
+    approx[qs, acts] = _values_at(F, Gh, owner[qs], arms[acts])
     floor = approx.max(axis=1) - 3.0 * bounds - PRUNE_SLACK
     cand = (ub >= floor[:, None]) & np.isneginf(approx) & np.isfinite(ub)
-    reps, acts = np.nonzero(cand)
-    if reps.size <= _DEDUP_ABOVE * R:
-        if reps.size:
-            approx[reps, acts] = _values_at(F, Gh, reps, arms[acts])
+    qs, acts = np.nonzero(cand)
+    if qs.size <= _DEDUP_ABOVE * nq:
+        if qs.size:
+            approx[qs, acts] = _values_at(F, Gh, owner[qs], arms[acts])
         return approx
     # many candidates (never-played arms share one law, so many actions tie): score one
     # action per multiset of laws (the same value up to rounding, far below the bound)
     law = law_ids(P)
-    sig = np.sort(law[reps[:, None], arms[acts]], axis=1)
-    key = np.concatenate([reps[:, None], sig], axis=1)
+    sig = np.sort(law[owner[qs][:, None], arms[acts]], axis=1)
+    key = np.concatenate([qs[:, None], sig], axis=1)
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    vals = _values_at(F, Gh, reps[first], arms[acts[first]])
-    approx[reps, acts] = vals[np.asarray(inverse).ravel()]
+    vals = _values_at(F, Gh, owner[qs[first]], arms[acts[first]])
+    approx[qs, acts] = vals[np.asarray(inverse).ravel()]
     return approx
 
 
