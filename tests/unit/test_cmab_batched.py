@@ -156,6 +156,18 @@ def test_batched_disc_aroq_gr_default_s_and_lockstep_fallback():
         2,
         [400],
     )
+    # K-MAX reward: the vectorised path scores E[max], not E[sqrt(sum)] (it used to)
+    b = _compare(
+        DiscretizedAROQGR,
+        BatchedDiscretizedAROQGR,
+        ContinuousRewards(6, seed=1, reward="max"),
+        MSets(6, 3),
+        400,
+        3,
+        [400],
+        {"s": 12},
+    )
+    assert b._lockstep is None
     # general (lattice) outcomes are not the Beta model: lockstep, same numbers
     b = _compare(
         DiscretizedAROQGR,

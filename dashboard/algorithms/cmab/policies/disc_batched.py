@@ -43,17 +43,19 @@ from .beta_levels import BetaIntervals, interval_index
 from .gr_batch import optimistic_dense, refined_rows
 from .lockstep import LockstepBatch, check_envs
 
-__all__ = ["BatchedAROQGRCore"]
+__all__ = ["BatchedAROQGRCore", "DiscBatchBase"]
 
 #: Largest ``d * s`` for which the Beta CDF thresholds are tabulated (else the inverse CDF).
 _MAX_THRESHOLDS = 2_000_000
 
 
-class BatchedAROQGRCore:
-    """Disc-AROQ-GR for ``R`` repetitions at once; same constructor as the single policy.
+class DiscBatchBase:
+    """What the batched Disc-GR engines share: the constructor (that of the single policy),
+    the single policies that keep the logs, events and regret counters, the vectorised
+    statistics (count tables on Algorithm 8's grid) and the outcomes' interval indices.
 
     Subclasses set ``single`` (a callable building the single-repetition policy from the
-    constructor's keyword arguments).
+    constructor's keyword arguments) and implement ``_reset_fast`` / ``_advance_fast``.
 
     Attributes
     ----------
@@ -64,7 +66,7 @@ class BatchedAROQGRCore:
     logs, events : the single policies' query logs and event lists.
     """
 
-    name = "Disc-AROQ-GR-CMAB"
+    name = ""
     problem = "cmab"
     single: Callable[..., Policy]
 
@@ -102,9 +104,10 @@ class BatchedAROQGRCore:
         self.envs, self.family, self.model = envs, envs[0].family, envs[0].model
         A = self.family.enumerate()
         groups = action_arms(A) if A.shape[0] else []
+        model = type(self.model)
         fast = (
-            type(self.model).sample is ContinuousRewards.sample
-            and type(self.model).quantile is ContinuousRewards.quantile
+            model.sample is ContinuousRewards.sample
+            and model.quantile is ContinuousRewards.quantile
             and p0.kind != "sum"
             and len(groups) == 1
         )
@@ -113,14 +116,12 @@ class BatchedAROQGRCore:
             return
         self._lockstep = None
         R, d, s = len(envs), p0.d, p0.intervals
-        self.R, self.d, self.s = R, d, s
+        self.R, self.d, self.s, self.kind = R, d, s, p0.kind
         self.A, self.arms = A, groups[0][1]
         self._prefixes = prefix_table(self.arms) if self.arms.shape[1] > 1 else None
         self.grid = np.arange(s + 1) / s  # 0 and Algorithm 8's levels j / s (exactly)
         self.counts = np.zeros((R, d, s + 1), dtype=np.int64)
         self.n = np.zeros((R, d), dtype=np.int64)
-        self.ts = np.zeros(R, dtype=np.int64)
-        self.rows = np.full(R, -1, dtype=np.int64)
         self._keys = np.stack([self.model._keys_for(e.rep) for e in envs])
         # CDF thresholds (2 (s - 1) per arm, computed once) unless s is huge
         self._levels = (
@@ -128,6 +129,66 @@ class BatchedAROQGRCore:
             if d * s <= _MAX_THRESHOLDS
             else None
         )
+        self._reset_fast()
+
+    def _reset_fast(self) -> None:
+        raise NotImplementedError
+
+    def _advance_fast(self, until: int) -> None:
+        raise NotImplementedError
+
+    def _interval_indices(self, rr: np.ndarray, aa: np.ndarray, pulls: np.ndarray) -> np.ndarray:
+        """Algorithm 8's index ``j`` (``0 < j <= s``, the outcome is treated as ``j / s``) of
+        the outcome ``ContinuousRewards.sample`` draws for repetitions ``rr``, arms ``aa`` at
+        pull numbers ``pulls`` (its inverse CDF at the same uniforms)."""
+        u = rnd.uniform(self._keys[rr, aa], pulls)
+        if self._levels is not None:
+            return self._levels.index(aa, u)
+        return interval_index(self.model.quantile(aa, u), self.s)
+
+    def _observe(self, rr: np.ndarray, aa: np.ndarray, g: np.ndarray) -> None:
+        """Add outcomes with indices ``g`` of arms ``aa`` of repetitions ``rr`` (1-D)."""
+        G = self.s + 1
+        flat = (rr * self.d + aa) * G + g
+        if flat.size < self.counts.size // 8:
+            np.add.at(self.counts.reshape(-1), flat, 1)
+        else:
+            self.counts += np.bincount(flat, minlength=self.counts.size).reshape(self.counts.shape)
+
+    def advance(self, until: int) -> int:
+        """Play every repetition to ``min(until, T)``."""
+        if self._lockstep is not None:
+            self.t = self._lockstep.advance(until)
+            self.cum_regret = self._lockstep.cum_regret
+            return self.t
+        until = min(int(until), self.horizon)
+        self._advance_fast(until)
+        for r, p in enumerate(self.singles):
+            p.cum_regret = p.regret.value
+            self.cum_regret[r] = p.cum_regret
+        return self.t
+
+    def run(self, envs: Sequence[Any], horizon: int) -> DiscBatchBase:
+        """Batch path: reset and play all rounds. Returns ``self``."""
+        self.reset(envs, horizon)
+        while self.t < self.horizon:
+            self.advance(self.horizon)
+        return self
+
+
+class BatchedAROQGRCore(DiscBatchBase):
+    """Disc-AROQ-GR for ``R`` repetitions at once; same constructor as the single policy."""
+
+    name = "Disc-AROQ-GR-CMAB"
+
+    def _reset_fast(self) -> None:
+        self.ts = np.zeros(self.R, dtype=np.int64)
+        self.rows = np.full(self.R, -1, dtype=np.int64)
+
+    def _advance_fast(self, until: int) -> None:
+        while int(self.ts.min()) < until:
+            self._step(until)
+        self.t = int(self.ts.min())
 
     # ------------------------------------------------------------------ one step
     def _query(self, q: np.ndarray) -> None:
@@ -135,7 +196,7 @@ class BatchedAROQGRCore:
         t = self.ts[q] + 1
         start = time.perf_counter()
         P = optimistic_dense(self.counts[q], self.n[q], self.C, np.log(np.maximum(t, 1)))
-        rows, n_re = refined_rows(self.grid, P, self.A, self.arms, "sqrt-sum", self._prefixes)
+        rows, n_re = refined_rows(self.grid, P, self.A, self.arms, self.kind, self._prefixes)
         delay = self.oracle_delay
         if delay:
             time.sleep(delay * q.size)
@@ -183,14 +244,8 @@ class BatchedAROQGRCore:
         aa = arms[seg]  # (tot, k)
         pulls = np.stack([self.envs[r].pulls for r in active.tolist()])[seg[:, None], aa]
         pulls = pulls + step[:, None]
-        u = rnd.uniform(self._keys[rr, aa], pulls)
-        # Algorithm 8 (discretize): index j of j / s, with 0 < j <= s, of the outcome
-        # ContinuousRewards.sample would draw (its inverse CDF at u)
-        if self._levels is not None:
-            g = self._levels.index(aa, u)
-        else:
-            g = interval_index(self.model.quantile(aa, u), self.s)
-        np.add.at(self.counts, (np.broadcast_to(rr, aa.shape), aa, g), 1)
+        rr = np.broadcast_to(rr, aa.shape)
+        self._observe(rr.ravel(), aa.ravel(), self._interval_indices(rr, aa, pulls).ravel())
         for j, r in enumerate(active.tolist()):
             p, a, L = self.singles[r], arms[j], int(lengths[j])
             self.n[r, a] += L
@@ -199,25 +254,3 @@ class BatchedAROQGRCore:
             p.regret.add(p.action, L)
             self.ts[r] += L
             p.t = int(self.ts[r])
-
-    def advance(self, until: int) -> int:
-        """Play every repetition to ``min(until, T)``."""
-        if self._lockstep is not None:
-            self.t = self._lockstep.advance(until)
-            self.cum_regret = self._lockstep.cum_regret
-            return self.t
-        until = min(int(until), self.horizon)
-        while int(self.ts.min()) < until:
-            self._step(until)
-        for r, p in enumerate(self.singles):
-            p.cum_regret = p.regret.value
-            self.cum_regret[r] = p.cum_regret
-        self.t = int(self.ts.min())
-        return self.t
-
-    def run(self, envs: Sequence[Any], horizon: int) -> BatchedAROQGRCore:
-        """Batch path: reset and play all rounds. Returns ``self``."""
-        self.reset(envs, horizon)
-        while self.t < self.horizon:
-            self.advance(self.horizon)
-        return self
