@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -120,16 +121,21 @@ class ExpensiveLog:
         self,
         t: np.ndarray,
         round_id: np.ndarray,
-        purpose: str,
+        purpose: str | Sequence[str],
         seconds: np.ndarray | float = 0.0,
         arm: np.ndarray | int = -1,
     ) -> None:
-        """Record several calls at once (arrays broadcast to the length of ``t``)."""
+        """Record several calls at once (arrays broadcast to the length of ``t``; ``purpose``
+        one string for all or one per call)."""
         t = np.asarray(t, dtype=np.int64)
         n = t.shape[0]
         self._t.append(t)
         self._round.append(np.broadcast_to(np.asarray(round_id, dtype=np.int64), (n,)).copy())
-        self._purpose.append(np.full(n, self._purpose_code(purpose), dtype=np.int16))
+        if isinstance(purpose, str):
+            self._purpose.append(np.full(n, self._purpose_code(purpose), dtype=np.int16))
+        else:
+            codes = [self._purpose_code(x) for x in purpose]
+            self._purpose.append(np.array(codes, dtype=np.int16).reshape(n))
         self._arm.append(np.broadcast_to(np.asarray(arm, dtype=np.int64), (n,)).copy())
         self._seconds.append(np.broadcast_to(np.asarray(seconds, dtype=float), (n,)).copy())
         self._cache = None

@@ -181,3 +181,101 @@ def test_batched_disc_aroq_gr_default_s_and_lockstep_fallback():
     assert b._lockstep is not None
     with pytest.raises(ValueError):
         BatchedDiscretizedAROQGR(s=0)
+
+
+def _strip_log(log):  # every query: round, adaptivity round, purpose, arm (no wall times)
+    arr = log.arrays()
+    purposes = [log.purposes[c] for c in arr["purpose_code"]]
+    return arr["t"].tolist(), arr["round_id"].tolist(), purposes, arr["arm"].tolist()
+
+
+def _same_epoch_events(events_b, events_s):
+    assert [(e.t, e.kind) for e in events_b] == [(e.t, e.kind) for e in events_s]
+    for x, y in zip(events_b, events_s):
+        assert set(x.data) == set(y.data)
+        for key, v in x.data.items():
+            assert np.array_equal(v, y.data[key]), key  # max_lcb: the reference float
+
+
+@pytest.mark.parametrize(
+    ("seed", "R", "d", "m", "kw", "model_kw"),
+    [
+        (0, 1, 5, 2, {"s": 12, "C": 1.0}, {}),
+        (2, 3, 6, 3, {"s": 12, "M": 4}, {}),
+        (1, 3, 6, 3, {}, {}),  # the paper's s = ceil(sqrt(m T)): Fourier scoring
+        # small radii and concentrated outcomes: arms are eliminated
+        (0, 3, 6, 3, {"s": 9, "C": 0.05}, {"kappa": 20.0}),
+        (2, 2, 8, 2, {"s": 9, "C": 0.01}, {"kappa": 20.0, "reward": "max"}),
+    ],
+)
+def test_batched_disc_sroq_gr_equals_single_runs(seed, R, d, m, kw, model_kw):
+    """Disc-SROQ-GR: one batched run = R single runs (regrets at every chunk, also inside
+    epochs, query logs, epoch events with their survivors and max-LCB values, pulls)."""
+    from dashboard.algorithms.cmab.policies.general import (
+        BatchedDiscretizedSROQGR,
+        DiscretizedSROQGR,
+    )
+
+    model, family = ContinuousRewards(d, seed=seed, **model_kw), MSets(d, m)
+    T = 600
+    b = _compare(
+        DiscretizedSROQGR, BatchedDiscretizedSROQGR, model, family, T, R, [1, 2, 37, 250, T], kw
+    )
+    assert b._lockstep is None
+    singles = [DiscretizedSROQGR(**kw).run(model.environment(family, r), T) for r in range(R)]
+    assert [_strip_log(log) for log in b.logs] == [_strip_log(p.log) for p in singles]
+    for ev_b, p in zip(b.events, singles):
+        _same_epoch_events(ev_b, p.events)
+    if "kappa" in model_kw:  # the test exercises the elimination path
+        assert any(e.data["eliminated"].size for ev in b.events for e in ev)
+
+
+def test_batched_disc_sroq_gr_is_the_declared_engine_and_falls_back_to_lockstep():
+    from dashboard.algorithms.cmab.policies.general import (
+        BatchedDiscretizedSROQGR,
+        DiscretizedSROQGR,
+    )
+
+    assert DiscretizedSROQGR.declaration.batched is BatchedDiscretizedSROQGR
+    b = _compare(
+        DiscretizedSROQGR,
+        BatchedDiscretizedSROQGR,
+        GeneralRewards(4, seed=0),
+        MSets(4, 2),
+        80,
+        2,
+        [5, 80],
+    )
+    assert b._lockstep is not None
+    with pytest.raises(ValueError):
+        BatchedDiscretizedSROQGR(s=0)
+
+
+def test_batched_disc_sroq_gr_undecided_eliminations_use_the_reference(monkeypatch):
+    """With error bounds too wide to decide ``r^UCB(a^(i)) >= max r^LCB`` from the
+    approximations, every test goes through the reference values: still the same numbers."""
+    import dashboard.algorithms.cmab.policies.disc_sroq_batched as mod
+    from dashboard.algorithms.cmab.policies.general import (
+        BatchedDiscretizedSROQGR,
+        DiscretizedSROQGR,
+    )
+
+    real = mod.refined_queries
+
+    def wide(*args, **kwargs):
+        rows, n_re, approx, bounds = real(*args, **kwargs)
+        return rows, n_re, approx, bounds + 10.0
+
+    monkeypatch.setattr(mod, "refined_queries", wide)
+    model = ContinuousRewards(6, seed=0, kappa=20.0)
+    b = _compare(
+        DiscretizedSROQGR,
+        BatchedDiscretizedSROQGR,
+        model,
+        MSets(6, 3),
+        600,
+        3,
+        [600],
+        {"s": 9, "C": 0.05},
+    )
+    assert any(e.data["eliminated"].size for ev in b.events for e in ev)

@@ -3,7 +3,7 @@
 The batched Disc-GR engines (:mod:`.disc_batched`, :mod:`.disc_sroq_batched`) need, for each
 outcome of :class:`~..rewards.general.ContinuousRewards`, only the interval ``I_j`` of
 Algorithm 8 it falls in, not the outcome itself.  :class:`BetaIntervals` finds ``j`` by
-comparing the outcome's uniform with the Beta CDF at the interval ends (two binary searches),
+comparing the outcome's uniform with the Beta CDF at the interval ends (a binary search),
 bit for bit the index of the inverse-CDF outcome.  A lower module: it imports no policy.
 """
 
@@ -35,8 +35,8 @@ class BetaIntervals:
     below ``MARGIN``), and ``u > hi_k = F(x_k + TAU) + MARGIN`` gives ``y > x_k + TAU``.  So
     ``j = 1 + #{k : hi_k < u}`` whenever no ``k`` has ``lo_k <= u <= hi_k``; the rare
     outcomes inside a band (probability about ``s * 2e-9``) are computed with the inverse
-    CDF itself.  The same index as the inverse-CDF path, bit for bit, at the cost of two
-    binary searches per outcome (the inverse CDF costs ~2 us per outcome).
+    CDF itself.  The same index as the inverse-CDF path, bit for bit, at the cost of one
+    binary search and one comparison per outcome (the inverse CDF costs ~2 us per outcome).
 
     Parameters
     ----------
@@ -61,6 +61,7 @@ class BetaIntervals:
         # monotone envelopes (lowering lo / raising hi only widens the bands: still exact)
         self.lo = np.minimum.accumulate(lo[:, ::-1], axis=1)[:, ::-1].copy()
         self.hi = np.maximum.accumulate(hi, axis=1)
+        self._lo_padded = np.concatenate([self.lo, np.full((self.lo.shape[0], 1), np.inf)], 1)
         self.exact_calls = 0
 
     def index(self, arms: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -69,15 +70,20 @@ class BetaIntervals:
         u = np.asarray(u, dtype=float)
         shape, u = u.shape, u.ravel()
         out = np.empty(u.size, dtype=np.int64)
-        order = np.argsort(arms, kind="stable")
+        if arms.size < 2 or bool(np.all(arms[1:] >= arms[:-1])):
+            order = np.arange(arms.size)  # already grouped by arm (the SROQ engine's order)
+        else:
+            order = np.argsort(arms, kind="stable")
         bounds = np.searchsorted(arms[order], np.arange(self.lo.shape[0] + 1))
         for i in np.flatnonzero(np.diff(bounds)):
             sel = order[bounds[i] : bounds[i + 1]]
             uu = u[sel]
             below = np.searchsorted(self.hi[i], uu, side="left")  # #{k : hi_k < u}
-            upto = np.searchsorted(self.lo[i], uu, side="right")  # #{k : lo_k <= u}
+            # lo_k <= hi_k < u for every k < below (lo, hi non-decreasing): u is in no band
+            # iff the next lo is above it (or there is none)
+            lo_next = self._lo_padded[i, below]
             j = below + 1
-            unsure = np.flatnonzero(below != upto)
+            unsure = np.flatnonzero(lo_next <= uu)
             if unsure.size:
                 self.exact_calls += unsure.size
                 y = self.quantile(np.full(unsure.size, i), uu[unsure])

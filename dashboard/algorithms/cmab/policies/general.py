@@ -57,6 +57,7 @@ from .constants import (
     THRESHOLD_SCALE,
 )
 from .disc_batched import BatchedAROQGRCore
+from .disc_sroq_batched import BatchedSROQGRCore
 from .gr_stats import EmpiricalDistributions, _GRBase, discretize, paper_intervals
 from .gr_stats import number as _number
 from .sdcb import SDCB, BatchedSDCB
@@ -68,6 +69,7 @@ __all__ = [
     "SDCB",
     "SROQGR",
     "BatchedDiscretizedAROQGR",
+    "BatchedDiscretizedSROQGR",
     "BatchedSDCB",
     "DiscretizedAROQGR",
     "DiscretizedSROQGR",
@@ -402,6 +404,11 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
 BatchedDiscretizedAROQGR.single = DiscretizedAROQGR
 
 
+class BatchedDiscretizedSROQGR(BatchedSROQGRCore):
+    """Disc-SROQ-GR-CMAB for ``R`` repetitions at once (:mod:`.disc_sroq_batched`), exactly
+    the numbers of ``R`` :class:`DiscretizedSROQGR` runs."""
+
+
 class DiscretizedSROQGR(_Discretized, SROQGR):
     """Algorithm 8 with Algorithm 7: SROQ-GR-CMAB on outcomes discretised to ``s`` levels.
 
@@ -421,6 +428,7 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
         reference="Algorithm 8 with Algorithm 7",
         constants=(_S, LIPSCHITZ, C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS),
         rewards=CMAB_GENERAL,
+        batched=BatchedDiscretizedSROQGR,
         doc="SROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
     )
 
@@ -437,3 +445,6 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
     ) -> None:
         SROQGR.__init__(self, C, M, grid_kind, oracle_delay, executor, max_atoms)
         self._init_disc(s, lipschitz)
+
+
+BatchedDiscretizedSROQGR.single = DiscretizedSROQGR

@@ -6,7 +6,8 @@ import it one way.
 * :func:`optimistic_dense` -- the optimistic laws of Eq. (10) for ``R`` repetitions and ``d``
   arms at once, dense on a lattice grid, from integer count tables ``(R, d, G)``; exactly the
   probabilities of ``EmpiricalDistributions.optimistic`` (same elementwise operations; grid
-  points without observations add exact zeros);
+  points without observations add exact zeros); :func:`pessimistic_dense`, the same for
+  Eq. (11);
 * :func:`refined_rows` -- the reference ``argmax`` (first maximiser of
   ``expected_aggregate``) of every repetition, from the approximate values of
   :func:`~..rewards.aggregate.values_dense` and their error bound, re-evaluating near-ties
@@ -37,6 +38,7 @@ from ..rewards.laws import expected_aggregate
 __all__ = [
     "exact_laws",
     "optimistic_dense",
+    "pessimistic_dense",
     "pruned_values",
     "refined_queries",
     "refined_rows",
@@ -61,6 +63,29 @@ def optimistic_dense(
     point = (n == 0) | (rho >= 1.0)
     P[point] = 0.0
     P[point, -1] = 1.0
+    return P
+
+
+def pessimistic_dense(
+    counts: np.ndarray, n: np.ndarray, C: float, log_term: float | np.ndarray
+) -> np.ndarray:
+    """Pessimistic laws ``(R, d, G)`` of Eq. (11) on a grid whose first point is the bottom of
+    the support and last point its top: CDF ``min(F_hat + rho, 1)`` below the top, 1 at it; a
+    never-played arm or ``rho >= 1`` is the point mass at the bottom.  Exactly the
+    probabilities of ``EmpiricalDistributions.pessimistic`` (whose support starts at the
+    bottom), with exact zeros at the grid points between its atoms."""
+    lt = np.asarray(log_term, dtype=float)
+    if lt.ndim:
+        lt = lt[:, None]
+    with np.errstate(divide="ignore"):
+        rho = np.where(n > 0, np.sqrt(C * lt / np.maximum(n, 1)), np.inf)
+    F = np.cumsum(counts.astype(float), axis=2) / np.maximum(n, 1)[..., None]
+    Fo = np.minimum(F + rho[..., None], 1.0)
+    Fo[..., -1] = 1.0
+    P = np.diff(Fo, axis=2, prepend=0.0)
+    point = (n == 0) | (rho >= 1.0)
+    P[point] = 0.0
+    P[point, 0] = 1.0
     return P
 
 
@@ -152,14 +177,14 @@ def _resolve_ties(
 ) -> int:
     """Queries ``todo`` have several near-ties (``close``): set ``rows`` to their reference
     ``argmax``; returns the number of reference evaluations."""
-    _, d, G = P.shape
     k = arms.shape[1]
     # arms with bit-identical laws give actions bit-identical reference values: among the
     # near-ties keep the first action of each law signature (exact, no evaluation needed)
-    flatP = np.ascontiguousarray(P[owner[todo]]).reshape(-1, G)
-    law = np.unique(flatP.view(np.dtype((np.void, 8 * G))).ravel(), return_inverse=True)[1]
-    law = law.reshape(todo.size, d)
-    N = law.size + 1
+    used = np.unique(owner[todo])
+    law = np.zeros((P.shape[0], P.shape[1]), dtype=np.int64)
+    law[used] = law_ids(P[used])
+    law = law[owner[todo]]
+    N = int(law.max()) + 2
     if float(N) ** k < 2.0**62:
         code = law[:, arms] @ (N ** np.arange(k, dtype=np.int64))  # (todo, n)
         code[~close[todo]] = -1
@@ -288,8 +313,14 @@ def pruned_values(
     # action per multiset of laws (the same value up to rounding, far below the bound)
     law = law_ids(P)
     sig = np.sort(law[owner[qs][:, None], arms[acts]], axis=1)
-    key = np.concatenate([qs[:, None], sig], axis=1)
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    base = int(law.max()) + 1
+    k = arms.shape[1]
+    if float(base) ** k * nq < 2.0**62:  # one integer per (query, multiset of laws)
+        key = qs * base**k + sig @ (base ** np.arange(k, dtype=np.int64))
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        key = np.concatenate([qs[:, None], sig], axis=1)
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     vals = _values_at(F, Gh, owner[qs[first]], arms[acts[first]])
     approx[qs, acts] = vals[np.asarray(inverse).ravel()]
     return approx
