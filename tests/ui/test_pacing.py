@@ -5,6 +5,7 @@ session's frames grows); once the loop is quiet both return, in the reverse orde
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 from dashboard.ui.pacing import LoopPacer
@@ -33,7 +34,7 @@ def test_frames_get_cheaper_before_they_get_rarer_and_recover_in_reverse():
     assert strides[first_rarer] == 3  # the interval grows only once the stride is maxed
     # each stride step waits `settle` samples to see its effect
     steps = [i for i in range(1, 60) if strides[i] != strides[i - 1]]
-    assert all(b - a >= 4 for a, b in zip(steps, steps[1:]))
+    assert all(b - a >= 4 for a, b in itertools.pairwise(steps))
     back = []
     for _ in range(400):
         p.update(0.0)
