@@ -50,6 +50,7 @@ import math
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -520,7 +521,10 @@ async def run_class(
         await asyncio.gather(*(s.wait_first_frame(started[id(s)], timeout) for s in connected))
         w0 = time.monotonic()
         cpu0 = server.cpu_split()
+        spy = _profile(server, n, seconds)
         await asyncio.sleep(seconds)
+        if spy is not None:
+            await asyncio.to_thread(spy.wait, 30)
         w1 = time.monotonic()
         cpu1 = server.cpu_split()
         fps, first, window_frames = [], [], 0
@@ -577,6 +581,22 @@ async def run_class(
         "tracebacks": server.tracebacks() - tb_before,
         "session_errors": errors + failures,
     }
+
+
+def _profile(server: Server, n: int, seconds: float) -> subprocess.Popen | None:
+    """With ``BENCH_PROFILE_DIR`` set and py-spy installed: sample the server's threads during
+    the watch window (py-spy raw format, ``<dir>/server-N<n>-<time>.txt``), for finding where a
+    frame's server time goes.  ``None`` otherwise."""
+    where = os.environ.get("BENCH_PROFILE_DIR")
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not where or not Path(spy).exists():
+        return None
+    out = Path(where) / f"server-N{n}-{int(time.time())}.txt"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pid, duration = str(server.proc.pid), str(int(seconds))
+    cmd = [spy, "record", "-p", pid, "--duration", duration, "--rate", "200", "--nonblocking"]
+    cmd += ["--format", "raw", "-o", str(out)]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 async def _time_to_idle(server: Server, since: float, idle_cpu: float, timeout: float) -> float:
