@@ -128,10 +128,11 @@ def refined_queries(
     actions re-evaluated with the reference function, the approximate values of the rows and
     their error bounds (``|approximate - reference| <= bound``).
 
-    With ``"sqrt-sum"`` on a lattice of non-negative values, only the actions whose upper
-    bound (:func:`upper_bounds`) reaches the best approximate value found among the few
-    highest bounds are scored (:func:`pruned_values`); the others cannot be within twice the
-    error bound of the best, so the near-ties, hence the answer, are those of scoring all."""
+    With ``"sqrt-sum"`` on a lattice of non-negative values with more than
+    :data:`~..rewards.aggregate.FFT_LEVELS` points, only the actions whose upper bound
+    (:func:`upper_bounds`) reaches the best approximate value found among the few highest
+    bounds are scored (:func:`pruned_values`); the others cannot be within twice the error
+    bound of the best, so the near-ties, hence the answer, are those of scoring all."""
     R = P.shape[0]
     owner = np.arange(R) if owner is None else np.asarray(owner, dtype=np.int64)
     nq = owner.size
@@ -139,11 +140,13 @@ def refined_queries(
     lat = lattice(grid)
     dev = 0.0 if lat is None else lat[3]
     scale = float(np.max(np.abs(grid))) * max(k, 1)
-    prune = kind == "sqrt-sum" and lat is not None and k > 1 and float(grid[0]) >= 0.0
+    fourier = kind != "max" and lat is not None and k > 1 and int(lat[2][-1]) + 1 > FFT_LEVELS
+    # pruning pays where scoring every action is expensive (the Fourier path: Algorithm 8's
+    # s levels); on a few lattice points (SDCB's support) the direct scoring is cheaper
+    prune = fourier and kind == "sqrt-sum" and float(grid[0]) >= 0.0
     extra = 0.0
-    if kind != "max" and lat is not None and k > 1:
-        if prune or int(lat[2][-1]) + 1 > FFT_LEVELS:  # a Fourier evaluation
-            extra = fft_error(int(lat[2][-1]) + 1, k, math.sqrt(abs(scale)))
+    if fourier:
+        extra = fft_error(int(lat[2][-1]) + 1, k, math.sqrt(abs(scale)))
     gmin = grid[np.argmax(P.any(axis=1), axis=1)]  # smallest atom in use, per repetition
     bound_of = {g: error_bound(g, k, kind, dev, scale) + extra for g in set(gmin.tolist())}
     bounds = np.array([bound_of[g] for g in gmin.tolist()])[owner]
