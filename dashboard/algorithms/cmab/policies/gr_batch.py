@@ -189,13 +189,13 @@ def _resolve_ties(
     law = law[owner[todo]]
     N = int(law.max()) + 2
     if float(N) ** k < 2.0**62:
-        code = law[:, arms] @ (N ** np.arange(k, dtype=np.int64))  # (todo, n)
-        code[~close[todo]] = -1
-        srt = np.sort(code, axis=1)
-        first = (srt >= 0) & np.concatenate(
-            [np.ones((todo.size, 1), dtype=bool), srt[:, 1:] != srt[:, :-1]], axis=1
-        )
-        single = first.sum(axis=1) == 1
+        code = law[:, arms[:, 0]]  # (todo, n): one integer per law signature
+        for j in range(1, k):
+            code = code + law[:, arms[:, j]] * N**j
+        near = close[todo]
+        lo = np.where(near, code, np.iinfo(np.int64).max).min(axis=1)
+        hi = np.where(near, code, -1).max(axis=1)
+        single = lo == hi  # all near-ties share one signature: the first one is the answer
         rows[todo[single]] = np.argmax(close[todo[single]], axis=1)
         keep = ~single
         todo, law = todo[keep], law[keep]
