@@ -51,8 +51,10 @@ _COST_US: dict[str, tuple[float, float]] = {
     "aroq-gr-cmab": (300.0, 1.0),
     "sroq-gr-cmab": (450.0, 1.0),
     "sdcb": (19000.0, 1.0),
-    "disc-aroq-gr-cmab": (900.0, 1.0),
-    "disc-sroq-gr-cmab": (1400.0, 1.0),
+    # single runs, d = 20: ~80 us (T = 5000) / ~50 us (T = 2e4) per round after the issue-9
+    # engines; batched (R = 16) ~10 us
+    "disc-aroq-gr-cmab": (150.0, 1.0),
+    "disc-sroq-gr-cmab": (100.0, 1.0),
     "sbe": (30.0, 0.5),
     "g-elimination": (30.0, 0.5),
     "bose": (300.0, 0.3),
