@@ -56,7 +56,7 @@ class LoopPacer:
 
     def __init__(
         self,
-        target_lag: float = 0.06,
+        target_lag: float = 0.1,
         probe: float = 0.05,
         max_interval: float = 2.0,
         max_stride: int = 4,
