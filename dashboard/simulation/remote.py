@@ -157,8 +157,13 @@ def activity() -> dict[str, int]:
 class RunHandle:
     """Non-blocking access to one run (see the module docstring)."""
 
-    #: Whether a requested frame is still being computed (or queued).
+    #: Whether a requested frame has not been collected by :meth:`poll` yet.
     busy: bool = False
+
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`poll` would return a frame now (computed, not yet collected)."""
+        return False
 
     def _register(self) -> None:
         _OPEN.add(self)
@@ -201,6 +206,10 @@ class LocalRun(RunHandle):
             self._ready = self._actor.step() if step else self._actor.advance(target, seconds)
         except Exception as exc:  # reported by poll, as a Dask run's failure would be
             self._error = exc
+
+    @property
+    def ready(self) -> bool:
+        return self._ready is not None or self._error is not None
 
     def poll(self) -> Frame | None:
         error, self._error = self._error, None
@@ -290,6 +299,11 @@ class DaskRun(RunHandle):
         name, args = self._queued
         self._queued = None
         self._pending = getattr(self._actor, name)(*args)
+
+    @property
+    def ready(self) -> bool:
+        pending = self._pending
+        return pending is not None and pending.done()
 
     def poll(self) -> Frame | None:
         if self._closed:

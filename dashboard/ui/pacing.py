@@ -27,8 +27,11 @@ engine and the app reads ``stride``.  Without a started pacer both stay neutral 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
+
+_LOG = logging.getLogger(__name__)
 
 __all__ = ["PACER", "LoopPacer"]
 
@@ -53,7 +56,7 @@ class LoopPacer:
 
     def __init__(
         self,
-        target_lag: float = 0.06,
+        target_lag: float = 0.1,
         probe: float = 0.05,
         max_interval: float = 2.0,
         max_stride: int = 4,
@@ -102,10 +105,22 @@ class LoopPacer:
         return True
 
     async def _run(self) -> None:
+        samples = 0
         while True:
             start = time.perf_counter()
             await asyncio.sleep(self.probe)
             self.update(time.perf_counter() - start - self.probe)
+            samples += 1
+            if samples % 100 == 0 and (self.stride > 1 or self.interval > 0):
+                # every ~5 s while the server is behind (the instructor's terminal; the
+                # classroom benchmark reads these lines)
+                _LOG.info(
+                    "busy server: loop lag %.0f ms, small plots every %d frames, "
+                    "frames at least %.2f s apart",
+                    1000 * self.lag,
+                    self.stride,
+                    self.interval,
+                )
 
 
 #: The process's pacer (one event loop per server process).
