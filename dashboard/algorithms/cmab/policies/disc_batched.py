@@ -184,6 +184,13 @@ class BatchedAROQGRCore(DiscBatchBase):
     def _reset_fast(self) -> None:
         self.ts = np.zeros(self.R, dtype=np.int64)
         self.rows = np.full(self.R, -1, dtype=np.int64)
+        # the epoch state of Algorithm 6 stacked (R, d); each single policy's arrays become
+        # views of its row, so the single's own methods and attributes stay exact
+        for name in ("tau", "count", "prev", "_thr"):
+            stacked = np.stack([getattr(p, name) for p in self.singles])
+            setattr(self, "_" + name.lstrip("_"), stacked)
+            for r, p in enumerate(self.singles):
+                setattr(p, name, stacked[r])
 
     def _advance_fast(self, until: int) -> None:
         while int(self.ts.min()) < until:
@@ -215,28 +222,26 @@ class BatchedAROQGRCore(DiscBatchBase):
 
     def _step(self, until: int) -> None:
         active = np.flatnonzero(self.ts < until)
+        cnt, thr = self._count, self._thr
+        fired_all = cnt[active] >= thr[active]  # (n_active, d): line 5 of Algorithm 6
+        need = (self.rows[active] < 0) | fired_all.any(axis=1)
+        q = active[need]
         self._fired: dict[int, np.ndarray] = {}
-        q = []
-        for r in active.tolist():
-            p = self.singles[r]
-            fired = np.flatnonzero(p.count >= p._thr)
-            if p.action is None or fired.size:
-                p.tau[fired] += 1
-                p.prev[fired] = p.count[fired]
-                p.count[fired] = 0
-                p._thr[fired] = p._thresholds(p.prev[fired])
-                self._fired[r] = fired
-                q.append(r)
-        if q:
-            self._query(np.array(q, dtype=np.int64))
+        if q.size:
+            mask = np.zeros(cnt.shape, dtype=bool)
+            mask[q] = fired_all[need]
+            self._tau[mask] += 1
+            self._prev[mask] = cnt[mask]
+            cnt[mask] = 0
+            thr[mask] = self.singles[0]._thresholds(self._prev[mask])  # same T, m, d, c
+            for r in q.tolist():
+                self._fired[r] = np.flatnonzero(mask[r])
+            self._query(q)
         # segments: each active repetition plays its action up to its next crossing
-        lengths = np.empty(active.size, dtype=np.int64)
-        for j, r in enumerate(active.tolist()):
-            p = self.singles[r]
-            a = self.arms[self.rows[r]]
-            to_cross = int(np.min(p._thr[a] - p.count[a]))
-            lengths[j] = max(1, min(to_cross, until - int(self.ts[r])))
         arms = self.arms[self.rows[active]]  # (n_active, k)
+        ra = active[:, None]
+        to_cross = np.min(thr[ra, arms] - cnt[ra, arms], axis=1)
+        lengths = np.maximum(1, np.minimum(to_cross, until - self.ts[active]))
         tot = int(lengths.sum())
         seg = np.repeat(np.arange(active.size), lengths)  # segment of each round
         step = np.arange(tot) - np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -246,11 +251,11 @@ class BatchedAROQGRCore(DiscBatchBase):
         pulls = pulls + step[:, None]
         rr = np.broadcast_to(rr, aa.shape)
         self._observe(rr.ravel(), aa.ravel(), self._interval_indices(rr, aa, pulls).ravel())
+        self.n[ra, arms] += lengths[:, None]  # the arms of one action are distinct
+        cnt[ra, arms] += lengths[:, None]
+        self.ts[active] += lengths
         for j, r in enumerate(active.tolist()):
-            p, a, L = self.singles[r], arms[j], int(lengths[j])
-            self.n[r, a] += L
-            self.envs[r].pulls[a] += L
-            p.count[a] += L
+            p, L = self.singles[r], int(lengths[j])
+            self.envs[r].pulls[arms[j]] += L
             p.regret.add(p.action, L)
-            self.ts[r] += L
             p.t = int(self.ts[r])

@@ -129,7 +129,7 @@ def refined_queries(
     their error bounds (``|approximate - reference| <= bound``).
 
     With ``"sqrt-sum"`` on a lattice of non-negative values with more than
-    :data:`~..rewards.aggregate.FFT_LEVELS` points, only the actions whose upper bound
+    :data:`PRUNE_LEVELS` points, only the actions whose upper bound
     (:func:`upper_bounds`) reaches the best approximate value found among the few highest
     bounds are scored (:func:`pruned_values`); the others cannot be within twice the error
     bound of the best, so the near-ties, hence the answer, are those of scoring all."""
@@ -140,13 +140,13 @@ def refined_queries(
     lat = lattice(grid)
     dev = 0.0 if lat is None else lat[3]
     scale = float(np.max(np.abs(grid))) * max(k, 1)
-    fourier = kind != "max" and lat is not None and k > 1 and int(lat[2][-1]) + 1 > FFT_LEVELS
-    # pruning pays where scoring every action is expensive (the Fourier path: Algorithm 8's
-    # s levels); on a few lattice points (SDCB's support) the direct scoring is cheaper
-    prune = fourier and kind == "sqrt-sum" and float(grid[0]) >= 0.0
+    levels = 0 if lat is None else int(lat[2][-1]) + 1
+    # pruning pays where scoring every action is expensive (Algorithm 8's s levels); on a few
+    # lattice points (SDCB's 6-point support) the direct scoring of all actions is cheaper
+    prune = kind == "sqrt-sum" and k > 1 and levels > PRUNE_LEVELS and float(grid[0]) >= 0.0
     extra = 0.0
-    if fourier:
-        extra = fft_error(int(lat[2][-1]) + 1, k, math.sqrt(abs(scale)))
+    if prune or (kind != "max" and k > 1 and levels > FFT_LEVELS):  # a Fourier evaluation
+        extra = fft_error(levels, k, math.sqrt(abs(scale)))
     gmin = grid[np.argmax(P.any(axis=1), axis=1)]  # smallest atom in use, per repetition
     bound_of = {g: error_bound(g, k, kind, dev, scale) + extra for g in set(gmin.tolist())}
     bounds = np.array([bound_of[g] for g in gmin.tolist()])[owner]
@@ -217,6 +217,8 @@ def _resolve_ties(
     return reevaluated
 
 
+#: Lattices with more points than this are scored through :func:`pruned_values`.
+PRUNE_LEVELS = 16
 #: Actions scored first (highest upper bounds) per repetition by :func:`pruned_values`.
 PRUNE_FIRST = 4
 #: Absolute slack on the upper bounds (their float error is below 1e-13).
