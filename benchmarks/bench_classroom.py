@@ -520,13 +520,13 @@ async def run_class(
         # the window starts once every run showed its first frame (reported apart)
         await asyncio.gather(*(s.wait_first_frame(started[id(s)], timeout) for s in connected))
         w0 = time.monotonic()
-        cpu0 = server.cpu_split()
+        cpu0, own0 = server.cpu_split(), time.process_time()
         spy = _profile(server, n, seconds)
         await asyncio.sleep(seconds)
         if spy is not None:
             await asyncio.to_thread(spy.wait, 30)
         w1 = time.monotonic()
-        cpu1 = server.cpu_split()
+        cpu1, own1 = server.cpu_split(), time.process_time()
         fps, first, window_frames = [], [], 0
         for s in connected:
             frames, running = s.frames(w0, w1)
@@ -574,6 +574,8 @@ async def run_class(
         "server_cpu_ms_per_frame": round(1000 * (cpu1[0] - cpu0[0]) / max(window_frames, 1), 1),
         "server_cpu_share": round((cpu1[0] - cpu0[0]) / (w1 - w0), 2),
         "workers_cpu_share": round((cpu1[1] - cpu0[1]) / (w1 - w0), 2),
+        # the students' side (this process): near 1.0 means it, not the server, sets the pace
+        "students_cpu_share": round((own1 - own0) / (w1 - w0), 2),
         "received_mb": round(mbytes, 1),
         "rss_loaded_mb": [round(x, 0) for x in rss_loaded],
         "idle_after_close_s": idle,
