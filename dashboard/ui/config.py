@@ -2,9 +2,12 @@
 
 Problem, instance settings, algorithms, horizon, runs, seed, playback speed and algorithm
 constants, as ``param`` parameters generated from the one problem schema
-(:mod:`dashboard.simulation.specs`).  Derived state is kept in parameters:
-``algorithm_options`` (the algorithms valid for the chosen problem and reward model) and
-``errors`` (one sentence per invalid setting; the Run button is disabled while it is
+(:mod:`dashboard.simulation.specs`).  ``algorithms`` is a ``ListSelector`` whose ``objects``
+are the algorithms the catalogue offers for the chosen problem and reward model (plug-ins
+registered in this process included), so a widget made with ``from_param`` shows exactly
+those and a name that is not offered is refused when set (:class:`AlgorithmSelector`).
+Derived state is kept in parameters: ``algorithm_options`` (the same offer, as a plain list)
+and ``errors`` (one sentence per invalid setting; the Run button is disabled while it is
 non-empty).  :meth:`Config.apply_preset` applies a lesson preset, :meth:`Config.spec` builds
 the same :func:`~dashboard.simulation.specs.make_spec` spec as the CLI and
 :meth:`Config.run_request` what a run needs.  No Panel / HoloViews imports: testable headless.
@@ -28,6 +31,7 @@ from ..simulation.fields import Field
 from ..simulation.remote import RunRequest
 from ..simulation.runner import Simulation
 from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
+from .safe import shorten
 
 __all__ = [
     "CONSTANTS",
@@ -37,6 +41,7 @@ __all__ = [
     "OPTIONAL_PRESET_KEYS",
     "PRESET_KEYS",
     "SPEEDS",
+    "AlgorithmSelector",
     "Config",
     "Knob",
     "class_max_work",
@@ -169,6 +174,37 @@ def _declared(algorithm: str, name: str) -> Constant:
     )
 
 
+class AlgorithmSelector(param.ListSelector):
+    """``Config.algorithms``: a ``ListSelector`` whose ``objects`` are the owning Config's
+    offered algorithms (:meth:`Config.options_for` its problem and reward model).
+
+    A value is checked against the offer read from the catalogue at that moment, so a plug-in
+    registered after the Config was built is accepted and ``param.update(problem=...,
+    algorithms=...)`` checks the names against the new problem; names are matched
+    case-insensitively and stored in their registered spelling.  A name outside the offer
+    raises one ValueError sentence naming it, why, and what is allowed
+    (:meth:`Config.check_algorithms`): an unregistered name never reaches ``objects``, hence
+    never the MultiChoice made from this parameter, whose option labels Bokeh renders as HTML
+    (tests/ui/test_canaries.py).
+
+    ``objects`` only grows here (by the offered names chosen); the Config trims it to the
+    offer after every other watcher ran (:meth:`Config._trim`).  A widget made from the
+    parameter drops the values missing from its new options (and writes that back), so its
+    options must never shrink below the value it still shows: with growth first and the trim
+    last, it sees the union, then the new value, then the new options.
+    """
+
+    def __set__(self, obj: Any, val: Any) -> None:
+        # param hands an instance's value to the instance's own copy of this parameter: do
+        # the check there only (``obj.param[name]`` is that copy)
+        if isinstance(obj, Config) and obj.param[self.name] is self:
+            val = obj.check_algorithms(val, obj.problem, obj.reward)
+            missing = [a for a in dict.fromkeys(val) if a not in self.objects]
+            if missing:
+                self.objects = [*self.objects, *missing]
+        super().__set__(obj, val)
+
+
 class Config(_SchemaParams):
     """Configuration chosen in the sidebar (and synced to the URL).
 
@@ -184,10 +220,11 @@ class Config(_SchemaParams):
         doc="cmab: combinatorial semi-bandit (oracle-efficient paper); semiparametric: "
         "semiparametric linear bandit (experimental-design paper).",
     )
-    algorithms = param.List(
+    algorithms = AlgorithmSelector(
         default=list(DEFAULT_ALGORITHMS["cmab"]),
-        item_type=str,
-        doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}).",
+        objects=list(DEFAULT_ALGORITHMS["cmab"]),  # an instance offers its problem's (_trim)
+        doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}), chosen among the "
+        "registered algorithms of the problem (and cmab reward model).",
     )
     speed = param.Selector(
         default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
@@ -219,28 +256,43 @@ class Config(_SchemaParams):
         for f in fields_for(problem if problem in PROBLEMS else None, dashboard=True):
             if f.name not in params and isinstance(f.default, dict):
                 params[f.name] = f.default_for(problem)  # e.g. d = 5 for semiparametric
+        algorithms = params.pop("algorithms", None)  # checked against the problem's offer
         super().__init__(**params)
-        if "algorithms" not in params:
-            self.algorithms = self.default_algorithms(self.problem, self.reward)
+        self.algorithms = (
+            self.default_algorithms(self.problem, self.reward) if algorithms is None else algorithms
+        )
         self._refresh()
+        self._trim()
+        # after every other watcher (widgets made from the parameters included): see _trim
+        self.param.watch(self._trim, ["problem", "reward", "algorithms"], precedence=100)
+        catalogue.on_change(self._on_catalogue)  # a plug-in registered later is offered at once
 
     # ------------------------------------------------------------------ derived state
+    def _trim(self, *_: Any) -> None:
+        """The offer, now, as the ``objects`` of ``algorithms`` (a widget made from the
+        parameter shows them).  Runs after every other watcher of a change, once the chosen
+        algorithms are offered ones and the widget shows them (see :class:`AlgorithmSelector`)."""
+        options = self.options_for(self.problem, self.reward)
+        if list(self.param.algorithms.objects) != options:
+            self.param.algorithms.objects = options
+
+    def _on_catalogue(self) -> None:
+        """A plug-in algorithm was registered or removed in this process."""
+        self._refresh()
+        self._trim()
+
     @param.depends("problem", "algorithms", "constants", *_SCHEMA_NAMES, watch=True)
     def _refresh(self) -> None:
         options = self.options_for(self.problem, self.reward)
+        if any(a not in options for a in self.algorithms):
+            # the problem or reward model changed (or a plug-in was removed): keep the chosen
+            # algorithms still offered, else the problem's default comparison.  Set before the
+            # derived state below, so no watcher sees the new offer with valid-looking errors.
+            kept = [a for a in self.algorithms if a in options]
+            self.algorithms = kept or self.default_algorithms(self.problem, self.reward)
+            return  # the assignment above re-runs this method
         if options != self.algorithm_options:
             self.algorithm_options = options
-        key = (self.problem, self.reward if self.problem == "cmab" else None)
-        if key != getattr(self, "_options_key", key) and self.algorithms:
-            # the problem or reward model changed: keep the chosen algorithms that remain
-            # valid (a URL or preset sets everything at once), else the default comparison
-            valid = {a.lower() for a in options}
-            kept = [a for a in self.algorithms if a.lower() in valid]
-            if kept != self.algorithms:
-                self._options_key = key
-                self.algorithms = kept or self.default_algorithms(self.problem, self.reward)
-                return  # the assignment above re-runs this method
-        self._options_key = key
         errors = self.validate()
         if errors != self.errors:
             self.errors = errors
@@ -249,6 +301,39 @@ class Config(_SchemaParams):
     def options_for(problem: str, reward: str | None = None) -> list[str]:
         """Names of the registered algorithms valid for ``problem`` (and the cmab ``reward``)."""
         return catalogue.algorithm_names(problem, reward if problem == "cmab" else None)
+
+    @classmethod
+    def check_algorithms(cls, names: Any, problem: str, reward: str = "linear") -> list[str]:
+        """``names`` in their registered spelling if every one is offered for ``problem``
+        (and the cmab ``reward`` model).
+
+        Raises
+        ------
+        ValueError
+            One sentence naming each refused name and why (unknown, another problem's, not
+            for this reward model), then what is allowed.  Names are quoted, never
+            interpreted; the view escapes the sentence (:mod:`dashboard.ui.safe`).
+        """
+        options = cls.options_for(problem, reward)
+        allowed = f"allowed: {', '.join(options)}"
+        if not isinstance(names, list) or not all(isinstance(a, str) for a in names):
+            raise ValueError(f"algorithms must be a list of algorithm names; {allowed}")
+        known = {n.lower(): n for n in catalogue.algorithm_names()}
+        chosen, refused = [], []
+        for a in names:
+            name = known.get(a.strip().lower())
+            if name in options:
+                chosen.append(name)
+            elif name is None:
+                refused.append(f"unknown algorithm {shorten(a, 80)!r}")
+            elif catalogue.declaration(name).problem == problem:
+                refused.append(f"{name} does not support the {reward} reward model")
+            else:
+                other = catalogue.declaration(name).problem
+                refused.append(f"{name} is an algorithm for the {other} problem, not {problem}")
+        if refused:
+            raise ValueError(f"{'; '.join(refused)}; {allowed}")
+        return chosen
 
     @classmethod
     def default_algorithms(cls, problem: str, reward: str = "linear") -> list[str]:
@@ -284,28 +369,9 @@ class Config(_SchemaParams):
             errors.append(
                 f"Choose at most {MAX_ALGORITHMS} algorithms (got {len(self.algorithms)})."
             )
-        valid = {a.lower(): a for a in self.algorithm_options}
-        lowered = [a.lower() for a in self.algorithms]
-        if len(set(lowered)) != len(lowered):
+        # the names themselves were checked when set (AlgorithmSelector): all are offered
+        if len(set(self.algorithms)) != len(self.algorithms):
             errors.append("An algorithm is chosen twice.")
-        other = "semiparametric" if self.problem == "cmab" else "cmab"
-        other_names = {a.lower() for a in self.options_for(other)}
-        for a in self.algorithms:
-            if a.lower() in valid:
-                continue
-            if self.problem == "cmab" and a.lower() in {
-                x.lower() for x in self.options_for("cmab")
-            }:
-                errors.append(
-                    f"{a} does not support the {self.reward} reward model; choose from: "
-                    f"{', '.join(self.algorithm_options)}."
-                )
-            elif a.lower() in other_names:
-                errors.append(f"{a} is an algorithm for the {other} problem, not this one.")
-            else:
-                errors.append(
-                    f"Unknown algorithm {a!r}; choose from: {', '.join(self.algorithm_options)}."
-                )
         errors += self._check_constants()
         if not errors:
             try:
@@ -479,16 +545,24 @@ class Config(_SchemaParams):
                 algos = [algos]
             if not isinstance(algos, (list, tuple)) or not all(isinstance(a, str) for a in algos):
                 raise ValueError("preset 'algorithms' must be a list of algorithm names")
-            values["algorithms"] = [self._canonical(a) for a in algos]
+            values["algorithms"] = list(algos)
         for key in ("problem", "actions", "reward", "shift"):
             if key in values and isinstance(values[key], str):
                 values[key] = values[key].strip().lower()
         before = {k: getattr(self, k) for k in allowed}
         try:
-            self.param.update(**values)
+            self.update_settings(values)
         except Exception as exc:  # param raises ValueError (or TypeError) with the bound
-            self.param.update(**before)
+            self.update_settings(before)
             raise ValueError(f"invalid preset: {_sentence(str(exc))}") from None
+
+    def update_settings(self, values: Mapping[str, Any]) -> None:
+        """Set several parameters in one ``param.update`` (watchers see only the final state),
+        the problem and reward model first: the algorithms offered depend on them."""
+        first = [k for k in ("problem", "reward") if k in values]
+        rest = [k for k in values if k not in first and k != "algorithms"]
+        last = ["algorithms"] if "algorithms" in values else []
+        self.param.update(**{k: values[k] for k in first + rest + last})
 
     @staticmethod
     def _canonical(name: str) -> str:
