@@ -31,7 +31,14 @@ from ..simulation.fields import Field
 from ..simulation.remote import RunRequest
 from ..simulation.runner import Simulation
 from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
-from .safe import shorten
+from .algorithm_choice import (
+    DEFAULT_ALGORITHMS,
+    MAX_ALGORITHMS,
+    AlgorithmSelector,
+    check_algorithms,
+    default_algorithms,
+    options_for,
+)
 
 __all__ = [
     "CONSTANTS",
@@ -46,18 +53,6 @@ __all__ = [
     "Knob",
     "class_max_work",
 ]
-
-#: At most this many algorithms are compared side by side.
-MAX_ALGORITHMS = 4
-
-#: Default comparison of each problem (filtered by what is registered and valid).
-DEFAULT_ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "cmab": ("CUCB", "AROQ-CMAB", "SROQ-CMAB"),
-    "cmab/covariance": ("OLS-UCB-C", "AROQ-C-CMAB", "SROQ-C-CMAB"),
-    "cmab/general": ("SDCB", "AROQ-GR-CMAB", "SROQ-GR-CMAB"),
-    "semiparametric": ("SBE", "BOSE", "SP-TS", "LinUCB"),
-}
-
 
 #: A constant on the constants card is a declared :class:`~dashboard.algorithms.declare.Constant`
 #: (name, label, kind, default, bounds or choices, doc); ``Knob`` is its historical name here.
@@ -174,44 +169,16 @@ def _declared(algorithm: str, name: str) -> Constant:
     )
 
 
-class AlgorithmSelector(param.ListSelector):
-    """``Config.algorithms``: a ``ListSelector`` whose ``objects`` are the owning Config's
-    offered algorithms (:meth:`Config.options_for` its problem and reward model).
-
-    A value is checked against the offer read from the catalogue at that moment, so a plug-in
-    registered after the Config was built is accepted and ``param.update(problem=...,
-    algorithms=...)`` checks the names against the new problem; names are matched
-    case-insensitively and stored in their registered spelling.  A name outside the offer
-    raises one ValueError sentence naming it, why, and what is allowed
-    (:meth:`Config.check_algorithms`): an unregistered name never reaches ``objects``, hence
-    never the MultiChoice made from this parameter, whose option labels Bokeh renders as HTML
-    (tests/ui/test_canaries.py).
-
-    ``objects`` only grows here (by the offered names chosen); the Config trims it to the
-    offer after every other watcher ran (:meth:`Config._trim`).  A widget made from the
-    parameter drops the values missing from its new options (and writes that back), so its
-    options must never shrink below the value it still shows: with growth first and the trim
-    last, it sees the union, then the new value, then the new options.
-    """
-
-    def __set__(self, obj: Any, val: Any) -> None:
-        # param hands an instance's value to the instance's own copy of this parameter: do
-        # the check there only (``obj.param[name]`` is that copy)
-        if isinstance(obj, Config) and obj.param[self.name] is self:
-            val = obj.check_algorithms(val, obj.problem, obj.reward)
-            missing = [a for a in dict.fromkeys(val) if a not in self.objects]
-            if missing:
-                self.objects = [*self.objects, *missing]
-        super().__set__(obj, val)
-
-
 class Config(_SchemaParams):
     """Configuration chosen in the sidebar (and synced to the URL).
 
-    Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``); rules that
-    involve several settings (``m <= d``, algorithm / reward compatibility, 1 to 4 algorithms,
-    action-family constraints) are reported in :attr:`errors` instead, so the user sees why Run
-    is disabled.
+    Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``), and
+    ``algorithms`` takes only the algorithms offered for the problem and reward model (another
+    name raises ``ValueError``; a problem or reward change keeps the chosen algorithms still
+    offered, else the problem's default comparison).  Rules that involve several settings
+    (``m <= d``, 1 to 4 algorithms, an algorithm chosen twice, action-family constraints, the
+    work limit) are reported in :attr:`errors` instead, so the user sees why Run is disabled.
+    Set the problem before the algorithms (:meth:`update_settings` orders a batch).
     """
 
     problem = param.Selector(
@@ -297,51 +264,12 @@ class Config(_SchemaParams):
         if errors != self.errors:
             self.errors = errors
 
-    @staticmethod
-    def options_for(problem: str, reward: str | None = None) -> list[str]:
-        """Names of the registered algorithms valid for ``problem`` (and the cmab ``reward``)."""
-        return catalogue.algorithm_names(problem, reward if problem == "cmab" else None)
-
-    @classmethod
-    def check_algorithms(cls, names: Any, problem: str, reward: str = "linear") -> list[str]:
-        """``names`` in their registered spelling if every one is offered for ``problem``
-        (and the cmab ``reward`` model).
-
-        Raises
-        ------
-        ValueError
-            One sentence naming each refused name and why (unknown, another problem's, not
-            for this reward model), then what is allowed.  Names are quoted, never
-            interpreted; the view escapes the sentence (:mod:`dashboard.ui.safe`).
-        """
-        options = cls.options_for(problem, reward)
-        allowed = f"allowed: {', '.join(options)}"
-        if not isinstance(names, list) or not all(isinstance(a, str) for a in names):
-            raise ValueError(f"algorithms must be a list of algorithm names; {allowed}")
-        known = {n.lower(): n for n in catalogue.algorithm_names()}
-        chosen, refused = [], []
-        for a in names:
-            name = known.get(a.strip().lower())
-            if name in options:
-                chosen.append(name)
-            elif name is None:
-                refused.append(f"unknown algorithm {shorten(a, 80)!r}")
-            elif catalogue.declaration(name).problem == problem:
-                refused.append(f"{name} does not support the {reward} reward model")
-            else:
-                other = catalogue.declaration(name).problem
-                refused.append(f"{name} is an algorithm for the {other} problem, not {problem}")
-        if refused:
-            raise ValueError(f"{'; '.join(refused)}; {allowed}")
-        return chosen
-
-    @classmethod
-    def default_algorithms(cls, problem: str, reward: str = "linear") -> list[str]:
-        """The default comparison for a problem, restricted to valid algorithms."""
-        options = cls.options_for(problem, reward)
-        key = f"{problem}/{reward}" if f"{problem}/{reward}" in DEFAULT_ALGORITHMS else problem
-        chosen = [a for a in DEFAULT_ALGORITHMS[key] if a in options]
-        return chosen or options[:MAX_ALGORITHMS]
+    #: The algorithms offered for a problem (and cmab reward model): the picker's options.
+    options_for = staticmethod(options_for)
+    #: Names in their registered spelling if all are offered, else one ValueError sentence.
+    check_algorithms = staticmethod(check_algorithms)
+    #: The problem's default comparison, restricted to what is offered.
+    default_algorithms = staticmethod(default_algorithms)
 
     def parse_setting(self, name: str, text: Any) -> Any:
         """A URL query value (text) for a schema parameter, checked by the schema's own parser
