@@ -129,6 +129,24 @@ def test_invalid_configuration_disables_run_and_explains():
     assert not app.run_button.disabled and not app.alert.visible
 
 
+def test_a_preset_naming_an_algorithm_not_offered_is_an_escaped_alert(monkeypatch):
+    """A preset is applied whole or not at all: a name the problem does not offer (markup
+    included) is the page's alert, as plain text, and the picker keeps its options."""
+    app = small_app()
+    lesson = app.lessons_view.lessons[0]
+    app.lessons_view.select.value = lesson.slug
+    bad = {"problem": "cmab", "d": 7, "algorithms": ["<img src=x onerror=alert(1)>"]}
+    monkeypatch.setattr(type(lesson), "presets", property(lambda self: {"": bad}))
+    before = app.config.preset()
+    assert app.load_lesson_preset() is False
+    assert app.alert.visible and app.alert.alert_type == "danger"
+    assert "<img" not in app.alert.object  # escaped Markdown source
+    assert "Unknown algorithm '<img src=x onerror=alert(1)>'" in shown(app.alert)
+    assert app.config.preset() == before
+    assert list(app.algorithm_select.options) == app.config.algorithm_options
+    app.dispose()
+
+
 def test_the_rendered_picker_never_passes_through_an_empty_or_stale_choice():
     """The picker is ``MultiChoice.from_param(Config.algorithms)``.  A rendered MultiChoice
     drops the values missing from new options and writes that back, so a problem or reward

@@ -166,6 +166,22 @@ def test_preset_round_trip_and_validation():
     assert target.preset() == before  # atomic: nothing changed
     target.apply_preset({"problem": "CMAB", "algorithms": ["cucb", "sroq-cmab"], "m": 2})
     assert target.problem == "cmab" and target.algorithms == ["CUCB", "SROQ-CMAB"]
+    # names the preset's own problem / reward model does not offer: refused, nothing changed
+    before = target.preset()
+    refused = [
+        ({"algorithms": ["<img src=x onerror=alert(1)>"]}, "Unknown algorithm '<img src=x"),
+        ({"problem": "semiparametric", "algorithms": ["CUCB"]}, "CUCB is an algorithm for the"),
+        ({"algorithms": ["CUCB"], "reward": "general"}, "CUCB does not support the general"),
+        ({"algorithms": ["SBE"], "d": 3}, "SBE is an algorithm for the semi"),
+    ]
+    for preset, why in refused:
+        with pytest.raises(ValueError, match=f"invalid preset: {why}") as info:
+            target.apply_preset(preset)
+        assert "; allowed: " in str(info.value)
+        assert target.preset() == before
+        assert target.param.algorithms.objects == target.algorithm_options
+    target.apply_preset({"algorithms": ["SDCB"], "reward": "general", "problem": "cmab"})
+    assert target.algorithms == ["SDCB"] and target.valid
 
 
 def test_every_lesson_preset_applies_to_a_valid_configuration():
