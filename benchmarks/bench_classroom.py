@@ -50,6 +50,7 @@ import math
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -174,17 +175,22 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """CPU seconds used so far by the server and its live children."""
+        return sum(self.cpu_split())
+
+    def cpu_split(self) -> tuple[float, float]:
+        """CPU seconds used so far by the server process and by its live children (workers)."""
         import psutil
 
         main, children = self.processes()
-        total = 0.0
-        for p in [main, *children]:
+
+        def cpu(p: Any) -> float:
             try:
                 t = p.cpu_times()
-                total += t.user + t.system
+                return t.user + t.system
             except psutil.Error:
-                pass
-        return total
+                return 0.0
+
+        return cpu(main), sum(cpu(c) for c in children)
 
     def stop(self) -> None:
         """Kill the server's process group (it holds the Dask cluster), always."""
@@ -514,11 +520,17 @@ async def run_class(
         # the window starts once every run showed its first frame (reported apart)
         await asyncio.gather(*(s.wait_first_frame(started[id(s)], timeout) for s in connected))
         w0 = time.monotonic()
+        cpu0 = server.cpu_split()
+        spy = _profile(server, n, seconds)
         await asyncio.sleep(seconds)
+        if spy is not None:
+            await asyncio.to_thread(spy.wait, 30)
         w1 = time.monotonic()
-        fps, first = [], []
+        cpu1 = server.cpu_split()
+        fps, first, window_frames = [], [], 0
         for s in connected:
             frames, running = s.frames(w0, w1)
+            window_frames += frames
             fps.append(frames / running)
             ff = s.first_frame(started[id(s)])
             first.append(math.inf if ff is None else ff)
@@ -558,6 +570,10 @@ async def run_class(
             messages / max(len(connected), 1) / (time.monotonic() - t0), 1
         ),
         "data_messages": data_messages,
+        # CPU per frame is robust to other load on the machine (wall times are not)
+        "server_cpu_ms_per_frame": round(1000 * (cpu1[0] - cpu0[0]) / max(window_frames, 1), 1),
+        "server_cpu_share": round((cpu1[0] - cpu0[0]) / (w1 - w0), 2),
+        "workers_cpu_share": round((cpu1[1] - cpu0[1]) / (w1 - w0), 2),
         "received_mb": round(mbytes, 1),
         "rss_loaded_mb": [round(x, 0) for x in rss_loaded],
         "idle_after_close_s": idle,
@@ -565,6 +581,22 @@ async def run_class(
         "tracebacks": server.tracebacks() - tb_before,
         "session_errors": errors + failures,
     }
+
+
+def _profile(server: Server, n: int, seconds: float) -> subprocess.Popen | None:
+    """With ``BENCH_PROFILE_DIR`` set and py-spy installed: sample the server's threads during
+    the watch window (py-spy raw format, ``<dir>/server-N<n>-<time>.txt``), for finding where a
+    frame's server time goes.  ``None`` otherwise."""
+    where = os.environ.get("BENCH_PROFILE_DIR")
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not where or not Path(spy).exists():
+        return None
+    out = Path(where) / f"server-N{n}-{int(time.time())}.txt"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pid, duration = str(server.proc.pid), str(int(seconds))
+    cmd = [spy, "record", "-p", pid, "--duration", duration, "--rate", "200", "--nonblocking"]
+    cmd += ["--format", "raw", "-o", str(out)]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 async def _time_to_idle(server: Server, since: float, idle_cpu: float, timeout: float) -> float:
@@ -713,9 +745,10 @@ def to_markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
     head = (
         "| N | class | frames/s per session (min / median) | first frame (median / max) | "
-        "Pause -> paused p50 / p95 (max) | server RSS loaded / after (MB) | workers RSS loaded / "
+        "Pause -> paused p50 / p95 (max) | server CPU per frame (share of a core) | "
+        "server RSS loaded / after (MB) | workers RSS loaded / "
         "after (MB) | tracebacks | idle after last close | load before |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     rows = []
     for r in result["results"]:
@@ -724,6 +757,8 @@ def to_markdown(result: dict[str, Any]) -> str:
             f"{r['first_frame_s_median']:.2f} / {r['first_frame_s_max']:.2f} s | "
             f"{r['pause_p50_ms']:.0f} / {r['pause_p95_ms']:.0f} ({r['pause_max_ms']:.0f}) ms"
             f"{' [' + str(r['pause_timeouts']) + ' timeouts]' if r['pause_timeouts'] else ''} | "
+            f"{r.get('server_cpu_ms_per_frame', math.nan):.1f} ms "
+            f"({r.get('server_cpu_share', math.nan):.2f}) | "
             f"{r['rss_loaded_mb'][0]:.0f} / {r['rss_after_mb'][0]:.0f} | "
             f"{r['rss_loaded_mb'][1]:.0f} / {r['rss_after_mb'][1]:.0f} | {r['tracebacks']} | "
             f"{r['idle_after_close_s']} s | {r['load_before'][0]:.1f} |"

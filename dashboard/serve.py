@@ -212,6 +212,19 @@ def warm_workers(client: Any) -> None:
         pass
 
 
+def _log_to_terminal() -> None:
+    """The dashboard's own INFO lines (e.g. "busy server: ...") reach the instructor's terminal
+    (the root logger would drop them)."""
+    import logging
+
+    log = logging.getLogger("dashboard")
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+
+
 def serve(
     address: str = "127.0.0.1",
     port: int = 5006,
@@ -236,6 +249,7 @@ def serve(
     from .ui.pages import create_play_page, create_sweep_page
 
     prepare_engine(scheduler, in_process, workers, max_work, idle_minutes)
+    _log_to_terminal()
     origins = list(websocket_origin or [])
     if not origins:
         origins = [f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]

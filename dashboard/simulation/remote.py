@@ -23,9 +23,10 @@ from __future__ import annotations
 import time
 import uuid
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .frame_delta import DeltaJoiner, DeltaTrimmer, ResultDelta
 from .results import SimulationResult
 from .runner import Simulation
 from .specs import ProblemSpec
@@ -66,7 +67,9 @@ class Frame:
     """One streamed snapshot of a run.
 
     ``result`` is the :class:`SimulationResult` up to round ``t`` (it carries the shift trace
-    and the semiparametric instance the plots need); ``busy_seconds`` is the wall time the
+    and the semiparametric instance the plots need; between a Dask worker and the server, a
+    :class:`~dashboard.simulation.frame_delta.ResultDelta` that the handle joins back into
+    one); ``busy_seconds`` is the wall time the
     worker spent simulating this frame; ``run_id`` names the actor that made it (Dask
     re-creates a lost actor from scratch on another worker: a new id means the run was lost).
     """
@@ -74,15 +77,20 @@ class Frame:
     t: int
     horizon: int
     done: bool
-    result: SimulationResult
+    result: SimulationResult | ResultDelta
     busy_seconds: float
     run_id: str = ""
 
 
 class SimulationActor:
-    """A :class:`Simulation` with frame-sized methods; lives in-process or on a Dask worker."""
+    """A :class:`Simulation` with frame-sized methods; lives in-process or on a Dask worker.
 
-    def __init__(self, request: RunRequest) -> None:
+    ``delta=True`` (a Dask worker): each frame's result carries only what is new since the
+    frame before (:mod:`~dashboard.simulation.frame_delta`); frames must then be consumed in
+    order, as :class:`DaskRun` does.
+    """
+
+    def __init__(self, request: RunRequest, delta: bool = False) -> None:
         self.sim: Simulation | None = Simulation(
             request.spec,
             list(request.algorithms),
@@ -92,6 +100,7 @@ class SimulationActor:
             params={k: dict(v) for k, v in request.params.items()},
         )
         self.run_id = uuid.uuid4().hex
+        self._trimmer = DeltaTrimmer() if delta else None
 
     def _require(self) -> Simulation:
         if self.sim is None:
@@ -127,11 +136,12 @@ class SimulationActor:
         sim = self._require()
         if sim.done:
             sim.close()  # the oracle executor is not needed any more
+        result = sim.result()
         return Frame(
             t=sim.t,
             horizon=sim.horizon,
             done=sim.done,
-            result=sim.result(),
+            result=result if self._trimmer is None else self._trimmer.trim(result),
             busy_seconds=busy,
             run_id=self.run_id,
         )
@@ -147,8 +157,13 @@ def activity() -> dict[str, int]:
 class RunHandle:
     """Non-blocking access to one run (see the module docstring)."""
 
-    #: Whether a requested frame is still being computed (or queued).
+    #: Whether a requested frame has not been collected by :meth:`poll` yet.
     busy: bool = False
+
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`poll` would return a frame now (computed, not yet collected)."""
+        return False
 
     def _register(self) -> None:
         _OPEN.add(self)
@@ -192,6 +207,10 @@ class LocalRun(RunHandle):
         except Exception as exc:  # reported by poll, as a Dask run's failure would be
             self._error = exc
 
+    @property
+    def ready(self) -> bool:
+        return self._ready is not None or self._error is not None
+
     def poll(self) -> Frame | None:
         error, self._error = self._error, None
         if error is not None:
@@ -223,7 +242,10 @@ class DaskRun(RunHandle):
 
         ensure_shared(client)  # plug-in algorithms and shifts must exist on the workers too
         self._client = client
-        self._actor_future: Any = client.submit(SimulationActor, request, actor=True, pure=False)
+        self._actor_future: Any = client.submit(
+            SimulationActor, request, delta=True, actor=True, pure=False
+        )
+        self._joiner = DeltaJoiner()
         self._actor: Any = None
         self._pending: Any = None  # ActorFuture of the frame being computed
         self._closed = False
@@ -278,6 +300,11 @@ class DaskRun(RunHandle):
         self._queued = None
         self._pending = getattr(self._actor, name)(*args)
 
+    @property
+    def ready(self) -> bool:
+        pending = self._pending
+        return pending is not None and pending.done()
+
     def poll(self) -> Frame | None:
         if self._closed:
             return None
@@ -300,6 +327,8 @@ class DaskRun(RunHandle):
         elif frame.run_id != self._run_id:  # Dask rebuilt the actor after its worker died
             self.close()
             raise RunLost(_lost_message(None))
+        if isinstance(frame.result, ResultDelta):
+            frame = replace(frame, result=self._joiner.join(frame.result))
         return frame
 
     def close(self) -> None:

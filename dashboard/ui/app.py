@@ -41,6 +41,7 @@ from .constants import ConstantsEditor
 from .controls import RunControls
 from .lesson_view import LessonPane
 from .model import Config, RunModel
+from .pacing import PACER
 from .plots import PlotModule
 from .saved_view import SavedOverlay
 from .server import (
@@ -290,10 +291,17 @@ class DashboardApp(pn.viewable.Viewer):
                 # one browser update per frame: the progress text ("done") and the data it
                 # describes reach the page together, never the status first
                 with pn.io.hold():
-                    changed = self.run_model.tick(budget)
+                    queued = self.run_model.queued
+                    self._quiet_status = True  # the status is shown once, with the data
+                    try:
+                        changed = self.run_model.tick(budget)
+                    finally:
+                        self._quiet_status = False
                     pushed = time.perf_counter()
                     if changed:
                         self._push(full=self.run_model.status != "running")
+                    elif queued != self.run_model.queued:
+                        self._on_status()
                 if changed:
                     end = time.perf_counter()
                     overhead = max(pushed - start - budget, 0.0) + (end - pushed)
@@ -409,7 +417,8 @@ class DashboardApp(pn.viewable.Viewer):
         """Send the latest snapshot to the plots due this frame (one batched Bokeh message);
         each plot module declares its cadence (see :class:`~dashboard.ui.board.PlotBoard`)."""
         with pn.io.hold():
-            self.board.push(self.run_model.result, full=full)
+            # a busy server updates the small plots every few frames (pacing.py)
+            self.board.push(self.run_model.result, full=full, stride=PACER.stride)
             self._on_status()
 
     def _in_document(self, change: Any) -> None:

@@ -113,9 +113,11 @@ class PlotBoard(pn.viewable.Viewer):
         self.x_range.update(start=0, end=max(int(horizon), 1))
         self._event_counts = None
 
-    def push(self, result: Any, full: bool = True) -> None:
+    def push(self, result: Any, full: bool = True, stride: int = 1) -> None:
         """Send ``result`` to the plots due this frame (``full``: to all of them); event
-        plots only when a new epoch / phase event arrived."""
+        plots only when a new epoch / phase event arrived.  ``stride > 1`` (a busy server)
+        updates the plots in cards only every ``stride`` times their cadence; the wide plots
+        (regret) keep theirs."""
         self._frames += 1
         self._last = result
         counts = _event_counts(result)
@@ -132,7 +134,8 @@ class PlotBoard(pn.viewable.Viewer):
             if module.on_events:
                 due = events_changed
             else:
-                due = full or self._frames % max(module.every, 1) == 0
+                every = max(module.every, 1) * (1 if module.wide else max(int(stride), 1))
+                due = full or self._frames % every == 0
             if due:
                 live.send(result)
 

@@ -65,8 +65,13 @@ class RunControls(pn.viewable.Viewer):
         self.pause_button.on_click(lambda _e: on_pause())
         self.step_button.on_click(lambda _e: on_step())
         self.reset_button.on_click(lambda _e: on_reset())
-        self.progress_text = pn.pane.Markdown(
-            "", css_classes=["progress-text"], margin=(0, 10), styles={"font-size": "16px"}
+        # A StaticText, not a Markdown pane: it changes every frame, and a pane update
+        # re-sends all the pane's properties (its stylesheets are Bokeh models, so every
+        # frame made Bokeh re-walk the whole document's models: ~10 ms per frame and page
+        # on a served class); a widget sends only the changed ``text``.  Our own text (numbers
+        # and a status word), never user input.
+        self.progress_text = pn.widgets.StaticText(
+            value="", css_classes=["progress-text"], margin=(0, 10), styles={"font-size": "16px"}
         )
         self.progress_bar = pn.indicators.Progress(
             value=0, max=100, sizing_mode="stretch_width", height=14
@@ -93,8 +98,8 @@ class RunControls(pn.viewable.Viewer):
 
     def show_progress(self, t: int, horizon: int, status: str) -> None:
         """``t = ... / T (status)`` and the bar; Pause becomes Resume when paused."""
-        self.progress_text.object = (
-            f"**t = {t:,} / {horizon:,}** &nbsp; ({_STATUS.get(status, 'stopped')})"
+        self.progress_text.value = (
+            f"<b>t = {t:,} / {horizon:,}</b> &nbsp; ({_STATUS.get(status, 'stopped')})"
         )
         self.progress_bar.value = int(100 * t / horizon) if horizon else 0
         self.pause_button.label = "Resume" if status == "paused" else "Pause"

@@ -1,4 +1,4 @@
-"""Live plots: a ``hv.streams.Pipe`` feeding a HoloViews plot that updates in place, cheaply.
+"""Live plots: a pipe of data feeding a HoloViews plot that updates in place, cheaply.
 
 HoloViews' own DynamicMap update recomputes ranges, legends and options for every layer on
 every frame (about 20 ms per layer here), too slow for 10 frames per second with a dozen
@@ -21,7 +21,7 @@ import panel as pn
 from bokeh.document import Document
 from bokeh.models import Range1d
 
-__all__ = ["LivePlot", "data_extent"]
+__all__ = ["LivePlot", "Pipe", "data_extent"]
 
 
 def _layers(element: Any) -> list[Any]:
@@ -58,7 +58,7 @@ def data_extent(element: Any, axis: str = "y", positive: bool = False) -> tuple[
 
 
 class LivePlot:
-    """A plot fed by a ``hv.streams.Pipe``.
+    """A plot fed by a :class:`Pipe`.
 
     Parameters
     ----------
@@ -135,8 +135,7 @@ class LivePlot:
             sizing_mode="stretch_width",
             min_height=height,
         )
-        self.pipe = hv.streams.Pipe(data=data)
-        self.pipe.add_subscriber(self._on_data)
+        self.pipe = Pipe(data, self._on_data)
 
     def ensure_rendered(self, doc: Document | None = None) -> None:
         """Render the plot if it has not been yet (plots render lazily, when first shown)."""
@@ -145,7 +144,7 @@ class LivePlot:
 
     # ------------------------------------------------------------------ public
     def send(self, data: Any) -> None:
-        """Push new data (the plot updates through the pipe's subscriber)."""
+        """Push new data (the pipe keeps it for a later first render; the plot updates)."""
         self.pipe.send(data)
 
     @property
@@ -283,6 +282,24 @@ class LivePlot:
             lo, hi = data_extent(element, "x")
             if np.isfinite(lo):
                 x_range.update(start=lo, end=hi if hi > lo else lo + 1)
+
+
+class Pipe:
+    """The latest data of a live plot and the plot's update on each :meth:`send`.
+
+    Not a ``hv.streams.Pipe``: nothing here is a DynamicMap, and HoloViews' stream machinery
+    around the one subscriber cost about as much as the update itself, on every frame of
+    every plot of every session.
+    """
+
+    def __init__(self, data: Any, on_data: Callable[[Any], None]) -> None:
+        self.data = data
+        self._on_data = on_data
+
+    def send(self, data: Any) -> None:
+        """Keep ``data`` and update the plot with it."""
+        self.data = data
+        self._on_data(data)
 
 
 class _LazyBokeh(pn.pane.Bokeh):

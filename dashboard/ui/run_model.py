@@ -208,20 +208,17 @@ class RunModel(param.Parameterized):
         if self.handle is None or not self._lock.acquire(blocking=False):
             return False
         try:
-            changed = self._collect()
-            if (
-                self.status == "running"
-                and self.handle is not None
-                and not self.handle.busy
-                and (
-                    self.engine != "dask" or time.perf_counter() - self._shown_at >= PACER.interval
-                )
-            ):
-                # (on Dask the next frame waits while the server's loop is behind: pacing.py)
+            # On Dask a frame is shown at most every PACER.interval while the server's loop is
+            # behind (pacing.py); the next one is computed meanwhile, so it is ready when due.
+            due = self.engine != "dask" or time.perf_counter() - self._shown_at >= PACER.interval
+            changed = self._collect() if due else False
+            if self.status == "running" and self.handle is not None and not self.handle.busy:
                 self._ask(seconds=seconds)
-                changed = self._collect() or changed  # in-process: the frame is ready
+                if due:
+                    changed = self._collect() or changed  # in-process: the frame is ready
             waited = time.perf_counter() - self._asked_at
-            queued = self.busy and waited > self.QUEUED_AFTER
+            ready = self.handle is not None and self.handle.ready
+            queued = self.busy and not ready and waited > self.QUEUED_AFTER
             if queued != self.queued:
                 self.queued = queued
             return changed

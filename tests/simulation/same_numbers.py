@@ -28,3 +28,28 @@ def assert_same_numbers(a, b):
     da["results"] = [_strip_seconds(r) for r in da["results"]]
     db["results"] = [_strip_seconds(r) for r in db["results"]]
     assert da == db
+
+
+def _same_value(x, y) -> None:
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and x.keys() == y.keys()
+        for k in x:
+            _same_value(x[k], y[k])
+    elif isinstance(x, (list, tuple)):
+        assert type(x) is type(y) and len(x) == len(y)
+        for u, v in zip(x, y):
+            _same_value(u, v)
+    elif isinstance(x, np.ndarray):
+        assert isinstance(y, np.ndarray) and x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
+    else:
+        assert x == y
+
+
+def assert_same_events(a, b):
+    """Equal policy events (per repetition: time, kind and every value of their data)."""
+    assert len(a) == len(b)
+    for ea, eb in zip(a, b):
+        assert [(e.t, e.kind) for e in ea] == [(e.t, e.kind) for e in eb]
+        for x, y in zip(ea, eb):
+            _same_value(x.data, y.data)

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from same_numbers import assert_same_events
 
 from dashboard.simulation.remote import DaskRun, LocalRun, RunLost, RunRequest
 from dashboard.simulation.runner import simulate
@@ -51,6 +52,10 @@ def _same(a, b) -> None:
         np.testing.assert_array_equal(ra.regret, rb.regret)
         np.testing.assert_array_equal(ra.queries, rb.queries)
         np.testing.assert_array_equal(ra.adaptivity, rb.adaptivity)
+        assert_same_events(ra.events, rb.events)  # a Dask frame's events are joined from deltas
+    if a.features is not None or b.features is not None:
+        for xa, xb in zip(a.features, b.features):
+            np.testing.assert_array_equal(xa, xb)
 
 
 def _drive(handles, deadline_s=120.0, seconds=0.02):

@@ -72,7 +72,7 @@ def test_fake_ticks_stream_into_the_pipes_and_sources():
     assert times == sorted(times) and times[-1] > times[0]
     assert lengths[-1] > lengths[0]
     assert regret.renders == 1  # updated in place, not re-rendered
-    assert app.progress_text.object.startswith(f"**t = {app.run_model.t:,} / 3,000**")
+    assert app.progress_text.value.startswith(f"<b>t = {app.run_model.t:,} / 3,000</b>")
     while app.run_model.status == "running":
         app.tick()
     assert app.run_model.status == "done"
@@ -493,9 +493,9 @@ def test_a_lesson_starts_from_the_default_constants():
 
 def test_idle_progress_follows_the_horizon():
     app = small_app()
-    assert app.progress_text.object.startswith("**t = 0 / 3,000**")
+    assert app.progress_text.value.startswith("<b>t = 0 / 3,000</b>")
     app.config.horizon = 5000
-    assert app.progress_text.object.startswith("**t = 0 / 5,000**")
+    assert app.progress_text.value.startswith("<b>t = 0 / 5,000</b>")
 
 
 def _regret_labels(app) -> list[str]:
@@ -604,11 +604,11 @@ def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
     t_shown = regret.pipe.data.t
     _in_worker_thread(app.tick)
     assert regret.pipe.data.t == t_shown  # the frame is simulated, not yet shown
-    progress = app.progress_text.object
+    progress = app.progress_text.value
     assert len(doc.queued) == 1
     doc.queued.pop()()
     assert regret.pipe.data.t == app.run_model.t > t_shown
-    assert app.progress_text.object != progress  # the status arrives with its data
+    assert app.progress_text.value != progress  # the status arrives with its data
     app.dispose()
 
 

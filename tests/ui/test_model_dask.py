@@ -278,11 +278,15 @@ def test_frames_wait_while_the_server_loop_is_behind(cluster, monkeypatch):
     m.run()
     _tick_until([m], lambda: m.t > 0)
     monkeypatch.setattr(PACER, "interval", 3600.0)
-    _tick_until([m], lambda: not m.busy)  # the frame in flight still arrives
     shown = m.t
+    # the next frame is computed meanwhile (ready when due) but not shown, and no further
+    # frame is asked for: one frame per interval, as many requests as frames shown
+    _tick_until([m], lambda: m.handle.ready)
+    asked = m._asked_at
     for _ in range(3):
         m.tick(0.02)
-        assert not m.busy and m.t == shown  # no new frame asked while the loop lags
+        assert m.t == shown and m.busy and m.handle.ready and m._asked_at == asked
+        assert not m.queued  # a frame waiting to be shown is not a queued run
     assert m.status == "running"
     monkeypatch.setattr(PACER, "interval", 0.0)
     _tick_until([m], lambda: m.t > shown)
