@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import document
+from .heap import HEAP
 from .pacing import PACER
 from .run_model import RunModel
 
@@ -102,8 +103,10 @@ class SessionReaper:
 def watch_session(app: Any, period_ms: int = 2000, **kwargs: Any) -> SessionReaper:
     """Attach a :class:`SessionReaper` to a served dashboard (``app``: a
     :class:`~dashboard.ui.app.DashboardApp`), checked every ``period_ms`` by a periodic
-    callback of the current session, and start the process's frame pacer
-    (:mod:`dashboard.ui.pacing`) on the server's loop; headless nothing is scheduled."""
+    callback of the current session, start the process's frame pacer
+    (:mod:`dashboard.ui.pacing`) on the server's loop and keep the page's objects out of the
+    garbage collector's full passes while it is open (:mod:`dashboard.ui.heap`); headless
+    nothing is scheduled."""
     import panel as pn
 
     doc = pn.state.curdoc
@@ -111,5 +114,8 @@ def watch_session(app: Any, period_ms: int = 2000, **kwargs: Any) -> SessionReap
     if doc is not None and doc.session_context is not None:
         document.periodic(reaper.check, int(period_ms))
         PACER.start()  # the server's loop: frames wait while it is behind (pacing.py)
+        # built pages leave the garbage collector's full passes; closed ones return (heap.py)
+        pn.state.onload(HEAP.page_built)
+        doc.on_session_destroyed(lambda _ctx: HEAP.page_closed())
     app.reaper = reaper  # handle for tests
     return reaper
