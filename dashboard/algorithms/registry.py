@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import warnings
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +32,7 @@ __all__ = [
     "algorithms_for",
     "check_policy_class",
     "load",
+    "on_change",
     "register_algorithm",
     "unregister_algorithm",
 ]
@@ -160,6 +164,28 @@ def check_policy_class(cls: Any) -> str | None:
 #: name (lower case) -> entry, in registration order.
 ALGORITHMS: dict[str, AlgorithmInfo] = {}
 
+#: Weak references to the callbacks of :func:`on_change`.
+_LISTENERS: list[weakref.ref] = []
+
+
+def on_change(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` after each registration or removal of an algorithm (a dashboard
+    offers a plug-in registered while it is shown).  Held weakly: the callback of an object
+    that is gone is dropped."""
+    ref = weakref.WeakMethod(callback) if inspect.ismethod(callback) else weakref.ref(callback)
+    _LISTENERS[:] = [r for r in _LISTENERS if r() is not None] + [ref]
+
+
+def _changed() -> None:
+    for ref in list(_LISTENERS):
+        callback = ref()
+        if callback is None:
+            continue
+        try:
+            callback()
+        except Exception as exc:  # a listener's failure never undoes a registration
+            warnings.warn(f"algorithm registry listener failed: {exc}", stacklevel=3)
+
 
 def register_algorithm(cls: Any, *, replace: bool = False, plugin: bool = True) -> AlgorithmInfo:
     """Register a policy class under its declared name.
@@ -182,6 +208,8 @@ def register_algorithm(cls: Any, *, replace: bool = False, plugin: bool = True) 
             )
     info = AlgorithmInfo(cls, plugin=plugin)
     ALGORITHMS[key] = info
+    if plugin:
+        _changed()
     return info
 
 
@@ -190,6 +218,7 @@ def unregister_algorithm(name: str) -> None:
     info = ALGORITHMS.get(str(name).strip().lower())
     if info is not None and info.plugin:
         del ALGORITHMS[info.declaration.key]
+        _changed()
 
 
 for _target in BUILTIN:

@@ -33,6 +33,7 @@ __all__ = [
     "declaration",
     "declarations",
     "describe",
+    "on_change",
     "uses_alpha",
 ]
 
@@ -57,6 +58,12 @@ def declarations(
 def algorithm_names(problem: str | None = None, reward: str | None = None) -> list[str]:
     """Names of the registered algorithms (see :func:`declarations`)."""
     return [d.name for d in declarations(problem, reward)]
+
+
+def on_change(callback: Any) -> None:
+    """Call ``callback()`` after each plug-in algorithm registered or removed in this process
+    (held weakly; see :func:`dashboard.algorithms.registry.on_change`)."""
+    registry.on_change(callback)
 
 
 def declaration(name: str, problem: str | None = None) -> AlgorithmDeclaration:

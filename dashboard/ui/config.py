@@ -2,9 +2,12 @@
 
 Problem, instance settings, algorithms, horizon, runs, seed, playback speed and algorithm
 constants, as ``param`` parameters generated from the one problem schema
-(:mod:`dashboard.simulation.specs`).  Derived state is kept in parameters:
-``algorithm_options`` (the algorithms valid for the chosen problem and reward model) and
-``errors`` (one sentence per invalid setting; the Run button is disabled while it is
+(:mod:`dashboard.simulation.specs`).  ``algorithms`` is a ``ListSelector`` whose ``objects``
+are the algorithms the catalogue offers for the chosen problem and reward model (plug-ins
+registered in this process included), so a widget made with ``from_param`` shows exactly
+those and a name that is not offered is refused when set (:class:`AlgorithmSelector`).
+Derived state is kept in parameters: ``algorithm_options`` (the same offer, as a plain list)
+and ``errors`` (one sentence per invalid setting; the Run button is disabled while it is
 non-empty).  :meth:`Config.apply_preset` applies a lesson preset, :meth:`Config.spec` builds
 the same :func:`~dashboard.simulation.specs.make_spec` spec as the CLI and
 :meth:`Config.run_request` what a run needs.  No Panel / HoloViews imports: testable headless.
@@ -28,6 +31,14 @@ from ..simulation.fields import Field
 from ..simulation.remote import RunRequest
 from ..simulation.runner import Simulation
 from ..simulation.specs import FIELDS, PROBLEMS, RUN_FIELDS, ProblemSpec, fields_for, make_spec
+from .algorithm_choice import (
+    DEFAULT_ALGORITHMS,
+    MAX_ALGORITHMS,
+    AlgorithmSelector,
+    check_algorithms,
+    default_algorithms,
+    options_for,
+)
 
 __all__ = [
     "CONSTANTS",
@@ -37,22 +48,11 @@ __all__ = [
     "OPTIONAL_PRESET_KEYS",
     "PRESET_KEYS",
     "SPEEDS",
+    "AlgorithmSelector",
     "Config",
     "Knob",
     "class_max_work",
 ]
-
-#: At most this many algorithms are compared side by side.
-MAX_ALGORITHMS = 4
-
-#: Default comparison of each problem (filtered by what is registered and valid).
-DEFAULT_ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "cmab": ("CUCB", "AROQ-CMAB", "SROQ-CMAB"),
-    "cmab/covariance": ("OLS-UCB-C", "AROQ-C-CMAB", "SROQ-C-CMAB"),
-    "cmab/general": ("SDCB", "AROQ-GR-CMAB", "SROQ-GR-CMAB"),
-    "semiparametric": ("SBE", "BOSE", "SP-TS", "LinUCB"),
-}
-
 
 #: A constant on the constants card is a declared :class:`~dashboard.algorithms.declare.Constant`
 #: (name, label, kind, default, bounds or choices, doc); ``Knob`` is its historical name here.
@@ -172,10 +172,13 @@ def _declared(algorithm: str, name: str) -> Constant:
 class Config(_SchemaParams):
     """Configuration chosen in the sidebar (and synced to the URL).
 
-    Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``); rules that
-    involve several settings (``m <= d``, algorithm / reward compatibility, 1 to 4 algorithms,
-    action-family constraints) are reported in :attr:`errors` instead, so the user sees why Run
-    is disabled.
+    Widget bounds prevent out-of-range numbers (setting one raises ``ValueError``), and
+    ``algorithms`` takes only the algorithms offered for the problem and reward model (another
+    name raises ``ValueError``; a problem or reward change keeps the chosen algorithms still
+    offered, else the problem's default comparison).  Rules that involve several settings
+    (``m <= d``, 1 to 4 algorithms, an algorithm chosen twice, action-family constraints, the
+    work limit) are reported in :attr:`errors` instead, so the user sees why Run is disabled.
+    Set the problem before the algorithms (:meth:`update_settings` orders a batch).
     """
 
     problem = param.Selector(
@@ -184,10 +187,11 @@ class Config(_SchemaParams):
         doc="cmab: combinatorial semi-bandit (oracle-efficient paper); semiparametric: "
         "semiparametric linear bandit (experimental-design paper).",
     )
-    algorithms = param.List(
+    algorithms = AlgorithmSelector(
         default=list(DEFAULT_ALGORITHMS["cmab"]),
-        item_type=str,
-        doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}).",
+        objects=list(DEFAULT_ALGORITHMS["cmab"]),  # an instance offers its problem's (_trim)
+        doc=f"Algorithms compared side by side (1 to {MAX_ALGORITHMS}), chosen among the "
+        "registered algorithms of the problem (and cmab reward model).",
     )
     speed = param.Selector(
         default="max", objects=list(SPEEDS), doc="Playback speed (fraction of T per frame)."
@@ -219,44 +223,53 @@ class Config(_SchemaParams):
         for f in fields_for(problem if problem in PROBLEMS else None, dashboard=True):
             if f.name not in params and isinstance(f.default, dict):
                 params[f.name] = f.default_for(problem)  # e.g. d = 5 for semiparametric
+        algorithms = params.pop("algorithms", None)  # checked against the problem's offer
         super().__init__(**params)
-        if "algorithms" not in params:
-            self.algorithms = self.default_algorithms(self.problem, self.reward)
+        self.algorithms = (
+            self.default_algorithms(self.problem, self.reward) if algorithms is None else algorithms
+        )
         self._refresh()
+        self._trim()
+        # after every other watcher (widgets made from the parameters included): see _trim
+        self.param.watch(self._trim, ["problem", "reward", "algorithms"], precedence=100)
+        catalogue.on_change(self._on_catalogue)  # a plug-in registered later is offered at once
 
     # ------------------------------------------------------------------ derived state
+    def _trim(self, *_: Any) -> None:
+        """The offer, now, as the ``objects`` of ``algorithms`` (a widget made from the
+        parameter shows them).  Runs after every other watcher of a change, once the chosen
+        algorithms are offered ones and the widget shows them (see :class:`AlgorithmSelector`)."""
+        options = self.options_for(self.problem, self.reward)
+        if list(self.param.algorithms.objects) != options:
+            self.param.algorithms.objects = options
+
+    def _on_catalogue(self) -> None:
+        """A plug-in algorithm was registered or removed in this process."""
+        self._refresh()
+        self._trim()
+
     @param.depends("problem", "algorithms", "constants", *_SCHEMA_NAMES, watch=True)
     def _refresh(self) -> None:
         options = self.options_for(self.problem, self.reward)
+        if any(a not in options for a in self.algorithms):
+            # the problem or reward model changed (or a plug-in was removed): keep the chosen
+            # algorithms still offered, else the problem's default comparison.  Set before the
+            # derived state below, so no watcher sees the new offer with valid-looking errors.
+            kept = [a for a in self.algorithms if a in options]
+            self.algorithms = kept or self.default_algorithms(self.problem, self.reward)
+            return  # the assignment above re-runs this method
         if options != self.algorithm_options:
             self.algorithm_options = options
-        key = (self.problem, self.reward if self.problem == "cmab" else None)
-        if key != getattr(self, "_options_key", key) and self.algorithms:
-            # the problem or reward model changed: keep the chosen algorithms that remain
-            # valid (a URL or preset sets everything at once), else the default comparison
-            valid = {a.lower() for a in options}
-            kept = [a for a in self.algorithms if a.lower() in valid]
-            if kept != self.algorithms:
-                self._options_key = key
-                self.algorithms = kept or self.default_algorithms(self.problem, self.reward)
-                return  # the assignment above re-runs this method
-        self._options_key = key
         errors = self.validate()
         if errors != self.errors:
             self.errors = errors
 
-    @staticmethod
-    def options_for(problem: str, reward: str | None = None) -> list[str]:
-        """Names of the registered algorithms valid for ``problem`` (and the cmab ``reward``)."""
-        return catalogue.algorithm_names(problem, reward if problem == "cmab" else None)
-
-    @classmethod
-    def default_algorithms(cls, problem: str, reward: str = "linear") -> list[str]:
-        """The default comparison for a problem, restricted to valid algorithms."""
-        options = cls.options_for(problem, reward)
-        key = f"{problem}/{reward}" if f"{problem}/{reward}" in DEFAULT_ALGORITHMS else problem
-        chosen = [a for a in DEFAULT_ALGORITHMS[key] if a in options]
-        return chosen or options[:MAX_ALGORITHMS]
+    #: The algorithms offered for a problem (and cmab reward model): the picker's options.
+    options_for = staticmethod(options_for)
+    #: Names in their registered spelling if all are offered, else one ValueError sentence.
+    check_algorithms = staticmethod(check_algorithms)
+    #: The problem's default comparison, restricted to what is offered.
+    default_algorithms = staticmethod(default_algorithms)
 
     def parse_setting(self, name: str, text: Any) -> Any:
         """A URL query value (text) for a schema parameter, checked by the schema's own parser
@@ -284,28 +297,9 @@ class Config(_SchemaParams):
             errors.append(
                 f"Choose at most {MAX_ALGORITHMS} algorithms (got {len(self.algorithms)})."
             )
-        valid = {a.lower(): a for a in self.algorithm_options}
-        lowered = [a.lower() for a in self.algorithms]
-        if len(set(lowered)) != len(lowered):
+        # the names themselves were checked when set (AlgorithmSelector): all are offered
+        if len(set(self.algorithms)) != len(self.algorithms):
             errors.append("An algorithm is chosen twice.")
-        other = "semiparametric" if self.problem == "cmab" else "cmab"
-        other_names = {a.lower() for a in self.options_for(other)}
-        for a in self.algorithms:
-            if a.lower() in valid:
-                continue
-            if self.problem == "cmab" and a.lower() in {
-                x.lower() for x in self.options_for("cmab")
-            }:
-                errors.append(
-                    f"{a} does not support the {self.reward} reward model; choose from: "
-                    f"{', '.join(self.algorithm_options)}."
-                )
-            elif a.lower() in other_names:
-                errors.append(f"{a} is an algorithm for the {other} problem, not this one.")
-            else:
-                errors.append(
-                    f"Unknown algorithm {a!r}; choose from: {', '.join(self.algorithm_options)}."
-                )
         errors += self._check_constants()
         if not errors:
             try:
@@ -479,16 +473,24 @@ class Config(_SchemaParams):
                 algos = [algos]
             if not isinstance(algos, (list, tuple)) or not all(isinstance(a, str) for a in algos):
                 raise ValueError("preset 'algorithms' must be a list of algorithm names")
-            values["algorithms"] = [self._canonical(a) for a in algos]
+            values["algorithms"] = list(algos)
         for key in ("problem", "actions", "reward", "shift"):
             if key in values and isinstance(values[key], str):
                 values[key] = values[key].strip().lower()
         before = {k: getattr(self, k) for k in allowed}
         try:
-            self.param.update(**values)
+            self.update_settings(values)
         except Exception as exc:  # param raises ValueError (or TypeError) with the bound
-            self.param.update(**before)
+            self.update_settings(before)
             raise ValueError(f"invalid preset: {_sentence(str(exc))}") from None
+
+    def update_settings(self, values: Mapping[str, Any]) -> None:
+        """Set several parameters in one ``param.update`` (watchers see only the final state),
+        the problem and reward model first: the algorithms offered depend on them."""
+        first = [k for k in ("problem", "reward") if k in values]
+        rest = [k for k in values if k not in first and k != "algorithms"]
+        last = ["algorithms"] if "algorithms" in values else []
+        self.param.update(**{k: values[k] for k in first + rest + last})
 
     @staticmethod
     def _canonical(name: str) -> str:

@@ -2,11 +2,11 @@
 parameter with ``from_param`` (the widget and the parameter are one value), shown for the
 chosen problem.
 
-The one exception is the algorithm choice: Bokeh's MultiChoice renders option labels as HTML
-(Choices.js ``allowHTML``), so its options are the problem's *registered* algorithms (plus
-any other registered name chosen, which the alert explains) and a name that is not registered
-never reaches it (see :func:`algorithm_choices`); the model's list is shown in the widget
-without being written back, and a user's change is written to the model.
+The algorithm picker too: a MultiChoice made from ``Config.algorithms``, a ``ListSelector``
+whose ``objects`` are the problem's registered algorithms (:class:`~dashboard.ui.config.
+AlgorithmSelector`).  Panel keeps its options and value in step with the parameter; a name
+that is not offered is refused by the parameter itself (URL, API, preset), so it never
+reaches the widget, whose option labels Bokeh renders as HTML (Choices.js ``allowHTML``).
 """
 
 from __future__ import annotations
@@ -18,20 +18,9 @@ import panel as pn
 from ..simulation.bands import BANDS
 from .model import MAX_ALGORITHMS, SPEEDS, Config
 
-__all__ = ["PROBLEM_LABELS", "ProblemSettings", "algorithm_choices"]
+__all__ = ["PROBLEM_LABELS", "ProblemSettings"]
 
 PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": "semiparametric"}
-
-
-def algorithm_choices(config: Config) -> dict[str, list[str]]:
-    """Options and value of the algorithm MultiChoice: the problem's algorithms plus any other
-    *registered* name chosen (its alert explains why it does not fit).  A name that is not
-    registered never reaches the widget: Bokeh's MultiChoice (Choices.js, ``allowHTML``)
-    renders option labels as HTML; the alert names it, escaped."""
-    options = list(config.algorithm_options)
-    known = set(Config.options_for("cmab")) | set(Config.options_for("semiparametric"))
-    extra = [a for a in config.algorithms if a not in options and a in known]
-    return {"options": options + extra, "value": [a for a in config.algorithms if a in known]}
 
 
 class ProblemSettings(pn.viewable.Viewer):
@@ -66,16 +55,14 @@ class ProblemSettings(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             margin=0,
         )
-        self.algorithm_select = pn.widgets.MultiChoice(
+        self.algorithm_select = pn.widgets.MultiChoice.from_param(
+            c.param.algorithms,
             label=f"Algorithms (up to {MAX_ALGORITHMS})",
-            **algorithm_choices(c),
             max_items=MAX_ALGORITHMS,
             css_classes=["algorithm-select"],
             sizing_mode="stretch_width",
         )
-        self._showing = False
-        self.algorithm_select.param.watch(self._on_widget, "value")
-        c.param.watch(self._on_model, ["algorithms", "algorithm_options", "problem"])
+        c.param.watch(self._on_problem, ["problem"])
         self.horizon_input = pn.widgets.IntInput.from_param(
             c.param.horizon, label="Horizon T", step=10_000
         )
@@ -108,22 +95,13 @@ class ProblemSettings(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             margin=0,
         )
-        self._on_model()
+        self._on_problem()
 
-    def _on_widget(self, event: Any) -> None:
-        if not self._showing and list(event.new) != list(self.config.algorithms):
-            self.config.algorithms = list(event.new)
-
-    def _on_model(self, *_: Any) -> None:
-        """The problem's widgets and the model's algorithms into the widgets."""
+    def _on_problem(self, *_: Any) -> None:
+        """Show the chosen problem's widgets."""
         cmab = self.config.problem == "cmab"
         self.cmab_widgets.visible = cmab
         self.sp_widgets.visible = not cmab
-        self._showing = True
-        try:
-            self.algorithm_select.param.update(**algorithm_choices(self.config))
-        finally:
-            self._showing = False
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._layout

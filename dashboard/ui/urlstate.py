@@ -4,7 +4,9 @@ A shared link is user input.  :func:`parse_query` checks each query key on its o
 :class:`~dashboard.ui.model.Config` parameter it names (the URL keys are Config's own
 parameters, not a second list): integers are read digit-limited before any conversion,
 numbers must be finite and within the parameter's bounds, selectors take one of their
-objects, algorithm names must be registered, constants must be ``{algorithm: {name: value}}``
+objects, algorithm names must be offered for the problem and reward model the link leaves
+(the algorithm picker's options: another problem's or an unknown name is refused, so it
+never reaches the widget), constants must be ``{algorithm: {name: value}}``
 with declared names and values of the declared kind.  A refused key keeps the current value
 and yields one sentence naming the key, what was ignored and what is allowed.
 
@@ -139,6 +141,8 @@ def _known_algorithms() -> dict[str, str]:
 
 
 def _algorithms(raw: str) -> list[str]:
+    """The shape only (a JSON list of names); the names are checked against the problem the
+    whole query asks for, in :func:`_check_algorithms`."""
     what = f'a JSON list of 1 to {MAX_ALGORITHMS} algorithm names, e.g. ["CUCB", "SROQ-CMAB"]'
     value = _json(raw, what)
     if isinstance(value, str):
@@ -147,12 +151,22 @@ def _algorithms(raw: str) -> list[str]:
         raise _Refused(f"allowed: {what}")
     if not 1 <= len(value) <= 2 * MAX_ALGORITHMS:
         raise _Refused(f"allowed: {what}")
-    known = _known_algorithms()
-    unknown = [a for a in value if a.strip().lower() not in known]
-    if unknown:
-        quoted = ", ".join(repr(shorten(a, 80)) for a in unknown)
-        raise _Refused(f"unknown algorithm {quoted}; allowed: {', '.join(sorted(known.values()))}")
-    return [known[a.strip().lower()] for a in value]
+    return value
+
+
+def _check_algorithms(values: dict[str, Any], config: Config | type[Config]) -> str | None:
+    """Check the query's algorithm names against the problem and reward model the query will
+    leave (its own ``problem`` / ``reward`` if accepted, else the current ones): only names
+    the algorithm picker offers are kept, so an unknown or another problem's name never
+    reaches the widget.  Returns the refusal's reason (``values["algorithms"]`` is removed)."""
+    problem = values.get("problem", config.problem)
+    reward = values.get("reward", config.reward)
+    try:
+        values["algorithms"] = Config.check_algorithms(values["algorithms"], problem, reward)
+    except ValueError as exc:
+        del values["algorithms"]
+        return str(exc)
+    return None
 
 
 def _constant_value(default: Any, value: Any) -> bool:
@@ -208,10 +222,10 @@ def _parse_value(p: param.Parameter, raw: str) -> Any:
             except ValueError:
                 raise _Refused(f"allowed: {_bounds_text(p)}") from None
         return _number(p, raw)
+    if p.name == "algorithms":  # a ListSelector: before the (single) selectors
+        return _algorithms(raw)
     if isinstance(p, param.Selector):
         return _selector(p, raw)
-    if p.name == "algorithms":
-        return _algorithms(raw)
     if p.name == "constants":
         return _constants(raw)
     if isinstance(p, param.String):
@@ -271,6 +285,7 @@ def parse_query(
     keys = url_keys(config)
     by_key = {k: p for p, k in keys.items()}
     values: dict[str, Any] = {}
+    raws: dict[str, str] = {}
     seen: set[str] = set()
     for key, raw in pairs:
         if key in seen:
@@ -292,8 +307,14 @@ def parse_query(
             continue
         try:
             values[name] = _parse_value(config.param[name], raw)
+            raws[name] = raw
         except _Refused as exc:
             notices.append(f"Ignored {key}={shorten(raw, 60)!r}: {exc}.")
+    if "algorithms" in values:
+        why = _check_algorithms(values, config)
+        if why is not None:
+            key = keys["algorithms"]
+            notices.append(f"Ignored {key}={shorten(raws['algorithms'], 60)!r}: {why}.")
     return values, notices
 
 
@@ -306,7 +327,7 @@ def apply_query(config: Config, values: Mapping[str, Any]) -> list[str]:
     before = {k: getattr(config, k) for k in changed}
     notices: list[str] = []
     try:
-        config.param.update(**changed)
+        config.update_settings(changed)  # the problem first: it decides the algorithms offered
     except Exception:  # a rule beyond the parameter's own bounds: go key by key
         _restore(config, before)
         order = sorted(changed, key=lambda k: (k != "problem", k != "reward", k == "algorithms"))
@@ -360,7 +381,7 @@ def _equal(a: Any, b: Any) -> bool:
 
 def _restore(config: Config, values: Mapping[str, Any]) -> None:
     try:
-        config.param.update(**values)
+        config.update_settings(values)
     except Exception:  # values that were valid before are valid now: one at a time
         for key, value in values.items():
             try:

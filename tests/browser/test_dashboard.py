@@ -397,18 +397,32 @@ def test_two_sessions_are_isolated(page, chromium, served_app):
 
 
 # ---------- 6. invalid input
-@pytest.mark.parametrize(
-    ("query", "message"),
-    [
-        ("d=3&m=5", "m must be at most d"),
-        ("problem=cmab&algorithms=%5B%22SBE%22%5D", "SBE is an algorithm for the semiparametric"),
-    ],
-)
-def test_invalid_url_shows_alert_disables_run_without_traceback(page, served_app, query, message):
-    _open(page, served_app, query)
+def test_invalid_url_shows_alert_disables_run_without_traceback(page, served_app):
+    """Settings valid one by one but not together (m > d): applied, explained, Run off."""
+    _open(page, served_app, "d=3&m=5")
     _poll(lambda: _alert_visible(page))
-    assert message in _text(page, "error-alert")
+    assert "m must be at most d" in _text(page, "error-alert")
     assert _run_disabled(page)
+    text = page.evaluate(_DEEP_TEXT_JS)
+    for leak in ("Traceback", 'File "', "Error:", "line "):
+        assert leak not in text, leak
+    assert page.console_errors == []
+
+
+def test_another_problems_algorithm_in_the_url_is_a_notice_and_never_an_option(page, served_app):
+    """The picker offers only the problem's algorithms (its options are Config.algorithms'
+    objects): a link naming another problem's algorithm is refused with a notice naming the
+    key, why, and what is allowed; the rest of the link applies and Run stays ready."""
+    _open(page, served_app, "problem=cmab&algorithms=%5B%22SBE%22%5D&seed=5")
+    page.locator(".url-notice").wait_for(state="visible", timeout=WAIT_MS)
+    notice = _text(page, "url-notice")
+    assert "Ignored algorithms='[\"SBE\"]'" in notice
+    assert "SBE is an algorithm for the semiparametric problem, not cmab" in notice
+    assert "allowed: CUCB, AROQ-CMAB" in notice
+    options, value = _algorithm_widget(page)
+    assert value == ["CUCB", "AROQ-CMAB", "SROQ-CMAB"] and "SBE" not in options
+    assert _input(page, "Seed").input_value() == "5"
+    assert not _alert_visible(page) and not _run_disabled(page)
     text = page.evaluate(_DEEP_TEXT_JS)
     for leak in ("Traceback", 'File "', "Error:", "line "):
         assert leak not in text, leak

@@ -12,6 +12,7 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 from bokeh.model import Model
+from panel.io.location import Location
 from ui_text import shown
 
 from dashboard.simulation import Simulation
@@ -126,6 +127,66 @@ def test_invalid_configuration_disables_run_and_explains():
     app.config.m = 2
     app.algorithm_select.value = ["SROQ-CMAB"]
     assert not app.run_button.disabled and not app.alert.visible
+
+
+def test_a_preset_naming_an_algorithm_not_offered_is_an_escaped_alert(monkeypatch):
+    """A preset is applied whole or not at all: a name the problem does not offer (markup
+    included) is the page's alert, as plain text, and the picker keeps its options."""
+    app = small_app()
+    lesson = app.lessons_view.lessons[0]
+    app.lessons_view.select.value = lesson.slug
+    bad = {"problem": "cmab", "d": 7, "algorithms": ["<img src=x onerror=alert(1)>"]}
+    monkeypatch.setattr(type(lesson), "presets", property(lambda self: {"": bad}))
+    before = app.config.preset()
+    assert app.load_lesson_preset() is False
+    assert app.alert.visible and app.alert.alert_type == "danger"
+    assert "<img" not in app.alert.object  # escaped Markdown source
+    assert "Unknown algorithm '<img src=x onerror=alert(1)>'" in shown(app.alert)
+    assert app.config.preset() == before
+    assert list(app.algorithm_select.options) == app.config.algorithm_options
+    app.dispose()
+
+
+def test_the_rendered_picker_never_passes_through_an_empty_or_stale_choice():
+    """The picker is ``MultiChoice.from_param(Config.algorithms)``.  A rendered MultiChoice
+    drops the values missing from new options and writes that back, so a problem or reward
+    switch must never show it the new options before the new value: no empty choice, no
+    other problem's algorithm with Run enabled (issue 12's half-applied link)."""
+    app = small_app()
+    c, picker = app.config, app.algorithm_select
+    picker.get_root(Document())  # a Bokeh model exists: Panel filters on options
+    seen, shown_values = [], []
+
+    def record(*_):
+        run = not app.run_button.disabled
+        seen.append((c.problem, c.reward, list(c.algorithms), run))
+
+    c.param.watch(record, ["algorithms", "errors", "problem", "reward"])
+    picker.param.watch(lambda e: shown_values.append(list(e.new)), "value")
+    steps = [
+        lambda: setattr(app.problem_select, "value", "semiparametric"),
+        lambda: setattr(picker, "value", ["LinUCB"]),
+        lambda: setattr(app.problem_select, "value", "cmab"),
+        lambda: c.param.update(reward="general"),
+        lambda: c.param.update(problem="semiparametric", algorithms=["sbe", "BOSE"]),
+        lambda: c.apply_preset({"problem": "cmab", "reward": "linear", "algorithms": ["CUCB"]}),
+        lambda: UrlSync(c, Location(search='?problem=semiparametric&algorithms=["SP-TS"]'), print),
+        lambda: UrlSync(c, Location(search="?reward=covariance&problem=cmab"), print),
+    ]
+    for step in steps:
+        step()
+        offer = c.options_for(c.problem, c.reward)
+        assert c.algorithms and set(c.algorithms) <= set(offer) and c.valid, c.errors
+        assert list(picker.options) == offer == list(c.param.algorithms.objects)
+        assert picker.value == c.algorithms and not app.run_button.disabled
+        for model, _parent in picker._models.values():  # what the browser is sent
+            assert list(model.options) == offer and list(model.value) == c.algorithms
+    assert c.problem == "cmab" and c.algorithms == ["OLS-UCB-C", "AROQ-C-CMAB", "SROQ-C-CMAB"]
+    assert [] not in shown_values
+    for problem, reward, algorithms, run in seen:
+        assert algorithms, "an empty choice was written back"
+        assert not run or set(algorithms) <= set(c.options_for(problem, reward))
+    app.dispose()
 
 
 def test_problem_widget_adapts_sidebar_and_algorithm_options():

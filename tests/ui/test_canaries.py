@@ -250,8 +250,9 @@ def test_bokeh_session_context_exposes_the_sessions_connections():
 
 def test_bokeh_multichoice_still_renders_labels_as_html():
     """Not a dependency but a reason: Bokeh's MultiChoice passes ``allowHTML: true`` to
-    Choices.js, so the app never puts an unregistered (user-typed) name into its options.
-    If this canary fails, Bokeh escapes labels itself and the filter may be relaxed."""
+    Choices.js, so the picker's options (``Config.algorithms``' objects) are only registered
+    names: ``AlgorithmSelector`` refuses any other name when set.  If this canary fails,
+    Bokeh escapes labels itself; keep the check anyway (a picker offers what can run)."""
     from pathlib import Path
 
     import bokeh
@@ -261,9 +262,9 @@ def test_bokeh_multichoice_still_renders_labels_as_html():
     _canary(
         "allowHTML:!0" in text,
         "BokehJS MultiChoice's Choices.js option allowHTML",
-        "dashboard/ui/app.py _algorithm_choices (keeps unregistered names out)",
+        "dashboard/ui/config.py AlgorithmSelector (keeps unregistered names out)",
         BOKEH_CHOICES_ALLOW_HTML,
-        "check whether labels are now escaped; keep _algorithm_choices' filter either way",
+        "check whether labels are now escaped; keep AlgorithmSelector's check either way",
     )
 
 

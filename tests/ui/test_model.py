@@ -123,13 +123,24 @@ def test_algorithm_rules_are_explained():
     config.algorithms = ["CUCB", "AROQ-CMAB", "SROQ-CMAB", "alpha-AROQ-CMAB", "SDCB"]
     assert any(f"at most {MAX_ALGORITHMS}" in e for e in config.errors)
     config.param.update(reward="general")
-    config.algorithms = ["CUCB"]
-    assert any("does not support the general reward" in e for e in config.errors)
-    config.algorithms = ["SBE"]
-    assert any("semiparametric problem" in e for e in config.errors)
-    config.algorithms = ["nope"]
-    assert any("Unknown algorithm 'nope'" in e for e in config.errors)
-    config.algorithms = ["SDCB", "sdcb"]
+    before = list(config.algorithms)
+    assert before and set(before) <= set(config.param.algorithms.objects)
+    # a name the problem (and reward model) does not offer is refused when set, with why and
+    # what is allowed; it never becomes one of the picker's options
+    refused = [
+        (["CUCB"], "CUCB does not support the general reward model"),
+        (["SBE"], "SBE is an algorithm for the semiparametric problem, not cmab"),
+        (["nope"], "unknown algorithm 'nope'"),
+        ([3], "must be a list of algorithm names"),
+    ]
+    for names, why in refused:
+        with pytest.raises(ValueError, match=why) as info:
+            config.algorithms = names
+        assert "allowed: AROQ-GR-CMAB, SROQ-GR-CMAB, SDCB" in str(info.value)
+        assert config.algorithms == before
+    assert config.param.algorithms.objects == config.algorithm_options
+    assert "nope" not in config.param.algorithms.objects
+    config.algorithms = ["SDCB", "sdcb"]  # the registered spelling is stored
     assert any("twice" in e for e in config.errors)
     config.algorithms = ["SDCB"]
     assert config.errors == []
@@ -155,6 +166,22 @@ def test_preset_round_trip_and_validation():
     assert target.preset() == before  # atomic: nothing changed
     target.apply_preset({"problem": "CMAB", "algorithms": ["cucb", "sroq-cmab"], "m": 2})
     assert target.problem == "cmab" and target.algorithms == ["CUCB", "SROQ-CMAB"]
+    # names the preset's own problem / reward model does not offer: refused, nothing changed
+    before = target.preset()
+    refused = [
+        ({"algorithms": ["<img src=x onerror=alert(1)>"]}, "Unknown algorithm '<img src=x"),
+        ({"problem": "semiparametric", "algorithms": ["CUCB"]}, "CUCB is an algorithm for the"),
+        ({"algorithms": ["CUCB"], "reward": "general"}, "CUCB does not support the general"),
+        ({"algorithms": ["SBE"], "d": 3}, "SBE is an algorithm for the semi"),
+    ]
+    for preset, why in refused:
+        with pytest.raises(ValueError, match=f"invalid preset: {why}") as info:
+            target.apply_preset(preset)
+        assert "; allowed: " in str(info.value)
+        assert target.preset() == before
+        assert target.param.algorithms.objects == target.algorithm_options
+    target.apply_preset({"algorithms": ["SDCB"], "reward": "general", "problem": "cmab"})
+    assert target.algorithms == ["SDCB"] and target.valid
 
 
 def test_every_lesson_preset_applies_to_a_valid_configuration():

@@ -54,7 +54,7 @@ def test_url_keys_are_configs_parameters_except_derived_state():
         ("?noise=nan", "noise", "numbers from 0.0 to 100.0"),
         ("?magnitude=inf", "magnitude", "numbers"),
         ("?log_axes=maybe", "log_axes", "true or false"),
-        (f"?algorithms={quote(json.dumps([IMG]))}", "algorithms", "allowed: AROQ-C-CMAB"),
+        (f"?algorithms={quote(json.dumps([IMG]))}", "algorithms", "allowed: CUCB, AROQ-CMAB"),
         ("?algorithms=[[[[[[[[[[", "algorithms", "not valid JSON"),
         ("?algorithms=" + "[" * 1900, "algorithms", "not valid JSON"),
         ("?algorithms=" + "[" * 990 + "]" * 990, "algorithms", "allowed: a JSON list"),
@@ -113,13 +113,32 @@ def test_constants_of_the_wrong_shape_never_reach_the_run():
     app.dispose()
 
 
-def test_algorithms_of_the_other_problem_are_reported_when_replaced():
+def test_algorithms_must_fit_the_problem_the_link_leaves():
+    """Names are checked against the problem (and reward model) of the whole link, whatever
+    the key order; another problem's name is refused with a notice, the rest applies."""
     config = Config()
-    values, notices = parse_query('?problem=semiparametric&algorithms=["CUCB"]')
+    values, notices = parse_query('?problem=semiparametric&algorithms=["CUCB"]', config)
+    assert values == {"problem": "semiparametric"}
+    assert len(notices) == 1 and notices[0].startswith("Ignored algorithms='[\"CUCB\"]': ")
+    assert "CUCB is an algorithm for the cmab problem, not semiparametric" in notices[0]
+    assert "allowed: SBE, BOSE, SP-TS, LinUCB" in notices[0]
+    assert apply_query(config, values) == []
+    assert config.problem == "semiparametric" and config.algorithms == [
+        "SBE",
+        "BOSE",
+        "SP-TS",
+        "LinUCB",
+    ]
+    values, notices = parse_query('?algorithms=["lINUCB","sbe"]&problem=semiparametric')
+    assert notices == [] and values["algorithms"] == ["LinUCB", "SBE"]
+    assert apply_query(Config(), values) == []
+    _, notices = parse_query('?algorithms=["SBE"]', config)  # the current problem otherwise
     assert notices == []
-    notices = apply_query(config, values)
-    assert config.problem == "semiparametric" and "CUCB" not in config.algorithms
-    assert len(notices) == 1 and notices[0].startswith("Ignored algorithms=")
+    _, notices = parse_query('?algorithms=["SBE"]')
+    assert "SBE is an algorithm for the semiparametric problem, not cmab" in notices[0]
+    _, notices = parse_query('?reward=general&algorithms=["CUCB","SDCB"]')
+    assert "CUCB does not support the general reward model" in notices[0]
+    assert "SDCB does" not in notices[0] and "allowed: AROQ-GR-CMAB" in notices[0]
 
 
 @pytest.mark.parametrize("payload", [IMG, SCRIPT])
@@ -217,14 +236,18 @@ def _widgets_agree(app: DashboardApp) -> None:
 @example([("constants", '{"CUCB":5}')])
 @example([("algorithms", json.dumps([IMG]))])
 @example([("seed", "9" * 5000)])
+@example([("problem", "semiparametric")])
+@example([("algorithms", '["SBE"]')])  # the current problem's, not the default one's
 def test_fuzz_every_key_is_applied_or_refused_with_a_notice(fuzz_app, pairs):
     app = fuzz_app
     link = Location(search="")
     sync = UrlSync(app.config, link, app.show_url_notices)
     try:
+        # parsed against the configuration the link is applied to (algorithm names are
+        # checked against its problem unless the link sets one)
+        parsed, _ = parse_query("?" + urlencode(pairs), app.config)
         notices = sync.apply("?" + urlencode(pairs))
         keys = set(url_keys(Config).values())
-        parsed, _ = parse_query("?" + urlencode(pairs))
         seen: set[str] = set()
         for key, _value in pairs:
             if key in seen:

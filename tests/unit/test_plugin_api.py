@@ -191,8 +191,9 @@ def test_no_code_named_by_a_user_is_imported():
 
     before = set(sys.modules)
     names_before = set(catalogue.algorithm_names())
-    config = Config(algorithms=["docs/examples/random_mset.py", "os:system", "json"])
-    assert any("Unknown algorithm" in e for e in config.errors)
+    with pytest.raises(ValueError, match=r"unknown algorithm 'docs/examples/random_mset\.py'"):
+        Config(algorithms=["docs/examples/random_mset.py", "os:system", "json"])
+    config = Config()
     with pytest.raises(ValueError):
         config.apply_preset({"problem": "semiparametric", "shift": "docs/examples/x.py"})
     new = {m for m in set(sys.modules) - before if "plugin" in m or "random_mset" in m}
@@ -232,3 +233,26 @@ def test_the_dashboard_card_shows_a_plugin_switch_as_a_checkbox():
         assert app.config.constants == {"Toy-switch": {"loud": True}} and app.config.valid
     finally:
         registry.unregister_algorithm("Toy-switch")
+
+
+def test_a_plugin_registered_while_the_dashboard_is_shown_joins_its_picker():
+    """The picker's options are ``Config.algorithms``' objects: registering (or removing) a
+    plug-in updates them at once; a removed plug-in that was chosen gives way to the
+    problem's default comparison, so Run never starts with an unregistered name."""
+    from dashboard.ui.app import DashboardApp
+
+    app = DashboardApp(autostart_timer=False, frame_seconds=0.02)
+    app.config.problem = "semiparametric"
+    picker = app.algorithm_select
+    assert "Toy-first-arm" not in picker.options
+    plugins.register_algorithm(ToyFirstArm)
+    try:
+        assert "Toy-first-arm" in picker.options
+        assert list(picker.options) == app.config.algorithm_options
+        picker.value = ["Toy-first-arm", "SBE"]
+        assert app.config.algorithms == ["Toy-first-arm", "SBE"] and app.config.valid
+    finally:
+        registry.unregister_algorithm("Toy-first-arm")
+    assert "Toy-first-arm" not in picker.options
+    assert app.config.algorithms == ["SBE"] == picker.value and app.config.valid
+    app.dispose()
