@@ -50,7 +50,7 @@ def test_the_board_shows_the_plots_of_the_problem():
 
 def test_a_toy_plot_module_appears_on_the_headless_board_and_streams():
     app = DashboardApp(autostart_timer=False, plot_modules=[*PLOTS, TOY])
-    app.config.param.update(d=5, m=2, horizon=2000, runs=1, algorithms=["CUCB"])
+    app.config.param.update(d=5, m=2, horizon=2000, runs=1, algorithms=["CUCB"], speed="normal")
     root = app.__panel__().get_root(Document())
     assert "toy" in app.plots and "toy-plot" in app.plots["toy"].pane.css_classes
     assert app.plots["toy"].pane in list(app.board.__panel__().select())
