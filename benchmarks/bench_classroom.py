@@ -596,7 +596,18 @@ def _profile(server: Server, n: int, seconds: float) -> subprocess.Popen | None:
     out = Path(where) / f"server-N{n}-{int(time.time())}.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
     pid, duration = str(server.proc.pid), str(int(seconds))
-    cmd = [spy, "record", "-p", pid, "--duration", duration, "--rate", "200", "--nonblocking"]
+    cmd = [
+        spy,
+        "record",
+        "-p",
+        pid,
+        "--duration",
+        duration,
+        "--rate",
+        "200",
+        "--nonblocking",
+        "--idle",
+    ]
     cmd += ["--format", "raw", "-o", str(out)]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
