@@ -160,3 +160,18 @@ def test_batched_engines_count_in_the_estimate_conservatively():
     assert plain[0].declaration.batched is None
     single = estimate_run(cmab, plain, 10_000, 1).seconds
     assert estimate_run(cmab, plain, 10_000, 16).seconds == pytest.approx(16 * single)
+
+
+def test_the_dashboard_accepts_four_batched_algorithms_x_16_runs():
+    """The lesson-size run of issue 9 (4 semiparametric algorithms x 16 runs x T = 10^5) is
+    within the default limit once the batched engines count (declarations, as the UI passes)."""
+    from dashboard.simulation import catalogue
+    from dashboard.simulation.budget import DEFAULT_MAX_WORK
+
+    spec = SemiparametricSpec(d=20, K=30)
+    names = ["SBE", "BOSE", "SP-TS", "LinUCB"]
+    decls = [catalogue.declaration(n, "semiparametric") for n in names]
+    infos = [algorithm_info(n, "semiparametric") for n in names]
+    a = estimate_run(spec, decls, 100_000, 16).seconds
+    assert a == pytest.approx(estimate_run(spec, infos, 100_000, 16).seconds)
+    assert a < DEFAULT_MAX_WORK
