@@ -46,18 +46,27 @@ __all__ = [
 ]
 
 
-def optimistic_dense(
+def _empirical_cdf_and_width(
     counts: np.ndarray, n: np.ndarray, C: float, log_term: float | np.ndarray
-) -> np.ndarray:
-    """Optimistic laws ``(R, d, G)``: CDF ``max(F_hat - rho, 0)`` below the top of the grid,
-    ``rho = sqrt(C log_term / n)`` (``log_term`` scalar or one per repetition); a never-played
-    arm or ``rho >= 1`` is the point mass at the top."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(rho, F)``: the confidence width ``sqrt(C log_term / n)`` (infinite for a never-played
+    arm) and the empirical CDFs ``(R, d, G)`` of the counts, shared by both laws below."""
     lt = np.asarray(log_term, dtype=float)
     if lt.ndim:
         lt = lt[:, None]
     with np.errstate(divide="ignore"):
         rho = np.where(n > 0, np.sqrt(C * lt / np.maximum(n, 1)), np.inf)
     F = np.cumsum(counts.astype(float), axis=2) / np.maximum(n, 1)[..., None]
+    return rho, F
+
+
+def optimistic_dense(
+    counts: np.ndarray, n: np.ndarray, C: float, log_term: float | np.ndarray
+) -> np.ndarray:
+    """Optimistic laws ``(R, d, G)``: CDF ``max(F_hat - rho, 0)`` below the top of the grid,
+    ``rho = sqrt(C log_term / n)`` (``log_term`` scalar or one per repetition); a never-played
+    arm or ``rho >= 1`` is the point mass at the top."""
+    rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
     Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
     P = np.diff(Fu, axis=2, prepend=0.0, append=1.0)
     point = (n == 0) | (rho >= 1.0)
@@ -74,12 +83,7 @@ def pessimistic_dense(
     never-played arm or ``rho >= 1`` is the point mass at the bottom.  Exactly the
     probabilities of ``EmpiricalDistributions.pessimistic`` (whose support starts at the
     bottom), with exact zeros at the grid points between its atoms."""
-    lt = np.asarray(log_term, dtype=float)
-    if lt.ndim:
-        lt = lt[:, None]
-    with np.errstate(divide="ignore"):
-        rho = np.where(n > 0, np.sqrt(C * lt / np.maximum(n, 1)), np.inf)
-    F = np.cumsum(counts.astype(float), axis=2) / np.maximum(n, 1)[..., None]
+    rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
     Fo = np.minimum(F + rho[..., None], 1.0)
     Fo[..., -1] = 1.0
     P = np.diff(Fo, axis=2, prepend=0.0)
