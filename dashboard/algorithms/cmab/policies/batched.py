@@ -34,12 +34,12 @@ from ..rewards.aggregate import action_arms, lattice, prefix_table
 from ..rewards.laws import reward_function_of
 from .common import pull_indexed
 from .gr_batch import optimistic_dense, refined_rows
-from .lockstep import LockstepBatch, check_envs
+from .lockstep import LockstepBatch, PlayToHorizon, check_envs
 
 __all__ = ["BatchedOLSUCBC", "BatchedSDCB", "LockstepBatch"]  # LockstepBatch: re-exported
 
 
-class BatchedSDCB:
+class BatchedSDCB(PlayToHorizon):
     """SDCB for ``R`` repetitions at once; same constructor as
     :class:`~.general.SDCB` and exactly its numbers.
 
@@ -222,15 +222,8 @@ class BatchedSDCB:
             self.envs[r].pulls[:] = self._base_pulls[r] + self.n[r]
             self.logs[r].record_every_round(t0, self.t, purpose, seconds / R)
 
-    def run(self, envs: Sequence[Any], horizon: int) -> BatchedSDCB:
-        """Batch path: reset and play all rounds. Returns ``self``."""
-        self.reset(envs, horizon)
-        while self.t < self.horizon:
-            self.advance(self.horizon)
-        return self
 
-
-class BatchedOLSUCBC:
+class BatchedOLSUCBC(PlayToHorizon):
     """OLS-UCB-C for ``R`` repetitions at once; same constructor as
     :class:`~.covariance.OLSUCBC` and exactly its numbers.
 
@@ -390,10 +383,3 @@ class BatchedOLSUCBC:
             self.cum_regret[r] = self.regrets[r].value
             self.logs[r].record_every_round(t0, until, "UCB index (3)", seconds / R)
         return self.t
-
-    def run(self, envs: Sequence[Any], horizon: int) -> BatchedOLSUCBC:
-        """Batch path: reset and play all rounds. Returns ``self``."""
-        self.reset(envs, horizon)
-        while self.t < self.horizon:
-            self.advance(self.horizon)
-        return self

@@ -41,7 +41,7 @@ from ...base import ExpensiveLog, Policy, PolicyEvent
 from ..rewards.aggregate import action_arms, prefix_table
 from .beta_levels import BetaIntervals, interval_index
 from .gr_batch import optimistic_dense, refined_rows
-from .lockstep import LockstepBatch, check_envs
+from .lockstep import LockstepBatch, PlayToHorizon, check_envs
 
 __all__ = ["BatchedAROQGRCore", "DiscBatchBase"]
 
@@ -49,7 +49,7 @@ __all__ = ["BatchedAROQGRCore", "DiscBatchBase"]
 _MAX_THRESHOLDS = 2_000_000
 
 
-class DiscBatchBase:
+class DiscBatchBase(PlayToHorizon):
     """What the batched Disc-GR engines share: the constructor (that of the single policy),
     the single policies that keep the logs, events and regret counters, the vectorised
     statistics (count tables on Algorithm 8's grid) and the outcomes' interval indices.
@@ -167,13 +167,6 @@ class DiscBatchBase:
             p.cum_regret = p.regret.value
             self.cum_regret[r] = p.cum_regret
         return self.t
-
-    def run(self, envs: Sequence[Any], horizon: int) -> DiscBatchBase:
-        """Batch path: reset and play all rounds. Returns ``self``."""
-        self.reset(envs, horizon)
-        while self.t < self.horizon:
-            self.advance(self.horizon)
-        return self
 
 
 class BatchedAROQGRCore(DiscBatchBase):

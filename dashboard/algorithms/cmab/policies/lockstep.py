@@ -17,6 +17,18 @@ from ...base import Policy
 __all__ = ["LockstepBatch", "check_envs"]
 
 
+class PlayToHorizon:
+    """``run``: the batch path of an engine with ``reset(envs, horizon)``, ``advance(until)``,
+    ``t`` and ``horizon`` (the batched SDCB, OLS-UCB-C and Disc engines share it)."""
+
+    def run(self, envs: Any, horizon: int) -> Any:
+        """Batch path: reset and play all rounds. Returns ``self``."""
+        self.reset(envs, horizon)  # type: ignore[attr-defined]
+        while self.t < self.horizon:  # type: ignore[attr-defined]
+            self.advance(self.horizon)  # type: ignore[attr-defined]
+        return self
+
+
 class LockstepBatch:
     """``R`` single-repetition policies advanced together (the batched interface, no
     vectorisation): the fallback of every batched engine, identical numbers by construction."""
