@@ -590,7 +590,7 @@ def _in_worker_thread(fn) -> None:
 def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
     # generous frame budgets: every frame simulates some rounds even on a loaded machine
     app = DashboardApp(autostart_timer=False, frame_seconds=0.3, first_frame_seconds=0.3)
-    app.config.param.update(d=6, m=2, horizon=3000, runs=2)
+    app.config.param.update(d=6, m=2, horizon=1_000_000, runs=2)  # never done in 0.3 s
     app.__panel__().get_root(Document())
     doc = _ServedDoc()
     app._doc = doc
@@ -600,7 +600,7 @@ def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
     assert regret.pipe.data is None  # nothing reached the plots (or their Range1d) yet
     assert len(doc.queued) == 1
     doc.queued.pop()()  # the event loop runs it, holding the document lock
-    assert regret.pipe.data is not None and app.x_range.end == 3000
+    assert regret.pipe.data is not None and app.x_range.end == 1_000_000
     t_shown = regret.pipe.data.t
     _in_worker_thread(app.tick)
     assert regret.pipe.data.t == t_shown  # the frame is simulated, not yet shown
