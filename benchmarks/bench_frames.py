@@ -240,6 +240,7 @@ def measure(
         "finished": status == "done",
         "frame_ms_mean": 1e3 * mean,
         "frame_ms_p95": 1e3 * float(np.percentile(total, 95)),
+        "frame_ms_max": 1e3 * float(total.max()),
         "fps": 1.0 / mean,
         "simulation_ms_mean": 1e3 * float(sim.mean()),
         "snapshot_ms_mean": 1e3 * float(snap.mean()),

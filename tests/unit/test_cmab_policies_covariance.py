@@ -358,3 +358,28 @@ def test_warmup_pair_lookups_cached_per_family_same_logs_and_numbers():
         assert p.cum_regret == direct.cum_regret
         assert strip(p.log) == strip(direct.log)
         assert np.array_equal(p._pair_acts, direct._pair_acts)
+
+
+def test_regret_counter_rows_equal_per_round_counting():
+    """``RegretCounter.add_rows`` (one 1-D unique of packed rows, issue 9) counts exactly like
+    adding each round on its own, in any chunking, for d <= 64 and d > 64 (byte-string keys)."""
+    from dashboard.algorithms.cmab.policies.shared import RegretCounter
+
+    for d in (10, 70):
+        env = LinearRewards(d, seed=3).environment(MSets(d, 3), 0)
+        rng = np.random.default_rng(d)
+        A = MSets(d, 3).enumerate() if d <= 10 else None
+        rows = np.zeros((400, d), dtype=bool)
+        for r in range(400):
+            rows[r, rng.choice(d, 3, replace=False) if A is None else np.flatnonzero(A[r % 7])] = (
+                True
+            )
+        one, blocks = RegretCounter(env), RegretCounter(env)
+        for a in rows:
+            one.add(a, 1)
+        for s in range(0, 400, 37):
+            blocks.add_rows(rows[s : s + 37])
+        blocks.add_rows(rows[:0])
+        assert blocks.value == one.value
+        assert sorted(blocks._index) == sorted(one._index)
+        assert sorted(blocks._counts) == sorted(one._counts)

@@ -1,7 +1,10 @@
 """Statistics and the UCB/LCB index of the covariance-adaptive policies (Section 4.1).
 
-:class:`CovStats` holds the sufficient statistics; :func:`index_function` is Eq. (3)/(4) for
-one action (the reference set function); :func:`index_values` evaluates Eq. (3) for every
+:class:`CovStats` holds the sufficient statistics; :class:`CovIndex` (made by
+:func:`index_function`) is Eq. (3)/(4) as the set function of AROQ-C / SROQ-C: called on one
+action it is the reference value, and its ``argmax_rows`` lets the exact oracle score every
+action at once (same answer as the reference loop; issue 9's start-up: one SROQ-C epoch at
+d = 20 asks ~200 restricted queries of it); :func:`index_values` evaluates Eq. (3) for every
 enumerated action with one ``einsum`` (the reference oracle of OLS-UCB-C).
 
 :func:`argmax_index` is the fast oracle of the per-round baseline: it evaluates the index of
@@ -15,14 +18,16 @@ reference ``argmax`` (first maximiser), bit for bit.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..actions import MAX_ENUMERATION, ActionFamily
+from ..rewards.aggregate import action_arms
 from .common import FIXED_POINT_SCALE, to_fixed
 
 __all__ = [
+    "CovIndex",
     "CovStats",
     "action_table",
     "argmax_index",
@@ -86,6 +91,123 @@ class CovStats:
         return mu, G, inv_n
 
 
+class CovIndex:
+    """Eq. (3)/(4) as a set function: ``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf``
+    for actions with a pair outside ``allowed_pairs``, ``sign * inf`` for actions with a
+    never-played arm).
+
+    Calling it on one action is the reference value (the ``k x k`` block of ``G``).
+    :meth:`argmax_rows` (used by ``ActionFamily.argmax_set_function``) scores a whole feasible
+    set at once with :func:`approx_index` and its rigorous bound and returns the row the
+    reference ``argmax`` loop would return (first maximiser); only rows within twice the bound
+    of the best are re-evaluated with the reference.  The approximate values of a family are
+    computed once per index object and reused under other restrictions (one SROQ-C epoch asks
+    the same index with ~200 ``include``/``exclude`` masks); reference values are memoised per
+    action.  Picklable (process pools).
+    """
+
+    def __init__(
+        self,
+        mu: np.ndarray,
+        G: np.ndarray,
+        inv_n: np.ndarray,
+        f: float,
+        sign: float,
+        allowed_pairs: np.ndarray | None = None,
+    ) -> None:
+        self.mu, self.G, self.inv_n = mu, G, inv_n
+        self.f, self.sign = f, sign
+        self.allowed = allowed_pairs
+        #: reference evaluations made by :meth:`argmax_rows` (near-ties), for tests
+        self.reevaluated = 0
+        self._A: np.ndarray | None = None
+        self._scored: list[tuple[np.ndarray, np.ndarray, float]] = []
+        self._memo: dict[bytes, float] = {}
+
+    def __getstate__(self) -> dict[str, Any]:  # process pools: no caches
+        keep = ("mu", "G", "inv_n", "f", "sign", "allowed")
+        return {k: getattr(self, k) for k in keep}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(  # type: ignore[misc]
+            state["mu"], state["G"], state["inv_n"], state["f"], state["sign"], state["allowed"]
+        )
+
+    def __call__(self, a: np.ndarray) -> float:
+        a = np.asarray(a)
+        key = a.astype(bool).tobytes()
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._value(a)
+        return hit
+
+    def _value(self, a: np.ndarray) -> float:
+        """The reference value of one action."""
+        idx = np.flatnonzero(a)
+        if self.allowed is not None and not self.allowed[np.ix_(idx, idx)].all():
+            return -math.inf
+        x = self.inv_n[idx]
+        if np.isinf(x).any():
+            return self.sign * math.inf
+        q = float(x @ self.G[np.ix_(idx, idx)] @ x)
+        return float(self.mu[idx].sum()) + self.sign * self.f * math.sqrt(max(q, 0.0))
+
+    def _score(self, A: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """Per action size: ``(rows, approximate values, bound)`` of every row of ``A``, with
+        the infinite values exact (banned pairs ``-inf``, unplayed arms ``sign * inf``)."""
+        if self._A is A:
+            return self._scored
+        out = []
+        unplayed = np.isinf(self.inv_n)
+        for rows, arms in action_arms(A):
+            v, bound = approx_index(
+                arms, self.mu[None], self.G[None], self.inv_n[None], self.sign * self.f
+            )
+            v = v[0]
+            if unplayed.any():
+                v[np.take(unplayed, arms).any(axis=1)] = self.sign * math.inf
+            if self.allowed is not None:
+                ok = self.allowed[arms[:, :, None], arms[:, None, :]].all(axis=(1, 2))
+                v[~ok] = -math.inf
+            out.append((rows, v, float(bound[0, 0])))
+        self._A, self._scored = A, out
+        return out
+
+    def argmax_rows(self, A: np.ndarray, mask: np.ndarray | None = None) -> int | None:
+        """Row of ``A`` (boolean actions) maximising the reference value (first on ties),
+        among the rows where ``mask`` is True (all by default; ``None`` if none).
+
+        Why it is the reference row: a row's approximate value is within ``bound`` of its
+        reference value, so every reference maximiser has an approximate value of at least
+        ``best - 2 bound``; those candidates are re-evaluated exactly, in row order.
+        Infinite values are exact flags, so ``+-inf`` maxima need no re-evaluation."""
+        best_row, best_val = -1, -math.inf
+        groups = self._score(A)
+        for rows, v, bound in groups:
+            sub = np.arange(rows.size) if mask is None else np.flatnonzero(mask[rows])
+            if sub.size == 0:
+                continue
+            vals = v[sub]
+            j = int(np.argmax(vals))
+            top = vals[j]
+            if math.isfinite(top):
+                floor = top - 2.0 * bound
+                if math.isnan(floor):  # a non-finite bound: every row is a candidate
+                    floor = -math.inf
+                cand = np.flatnonzero(vals >= floor)
+                if cand.size > 1:
+                    ref = [self(A[rows[sub[c]]]) for c in cand]
+                    self.reevaluated += cand.size
+                    j = int(cand[int(np.argmax(ref))])
+            row = int(rows[sub[j]])
+            if len(groups) == 1:
+                return row
+            val = self(A[row])
+            if best_row < 0 or val > best_val or (val == best_val and row < best_row):
+                best_row, best_val = row, val
+        return None if best_row < 0 else best_row
+
+
 def index_function(
     mu: np.ndarray,
     G: np.ndarray,
@@ -93,20 +215,10 @@ def index_function(
     f: float,
     sign: float,
     allowed_pairs: np.ndarray | None = None,
-) -> Callable[[np.ndarray], float]:
-    """``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf`` for actions with a banned pair)."""
-
-    def value(a: np.ndarray) -> float:
-        idx = np.flatnonzero(a)
-        if allowed_pairs is not None and not allowed_pairs[np.ix_(idx, idx)].all():
-            return -math.inf
-        x = inv_n[idx]
-        if np.isinf(x).any():
-            return sign * math.inf
-        q = float(x @ G[np.ix_(idx, idx)] @ x)
-        return float(mu[idx].sum()) + sign * f * math.sqrt(max(q, 0.0))
-
-    return value
+) -> CovIndex:
+    """``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf`` for actions with a banned pair),
+    a :class:`CovIndex`."""
+    return CovIndex(mu, G, inv_n, f, sign, allowed_pairs)
 
 
 def index_values(

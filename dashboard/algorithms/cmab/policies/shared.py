@@ -60,12 +60,24 @@ class RegretCounter:
 
     def add_rows(self, actions: np.ndarray) -> None:
         """Record one round of each row of ``actions``."""
-        uniq, counts = np.unique(actions, axis=0, return_counts=True)
-        for a, c in zip(uniq, counts):
-            self.add(a, int(c))
+        actions = np.asarray(actions, dtype=bool)
+        if actions.shape[0] == 0:
+            return
+        # one integer (or byte string) per row, then one 1-D unique instead of a row-wise one
+        packed = np.packbits(actions, axis=1)
+        if packed.shape[1] <= 8:
+            codes = np.zeros((packed.shape[0], 8), dtype=np.uint8)
+            codes[:, : packed.shape[1]] = packed
+            keys = codes.view(np.uint64).ravel()
+        else:
+            keys = np.ascontiguousarray(packed).view(f"V{packed.shape[1]}").ravel()
+        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        for i, c in zip(first, counts):
+            self.add(actions[i], int(c))
 
     @property
     def value(self) -> float:
         """Cumulative pseudo-regret."""
         # fsum is correctly rounded, hence independent of the order actions were first seen
-        return math.fsum(c * g for c, g in zip(self._counts, self._gaps))
+        c = np.asarray(self._counts, dtype=float)
+        return math.fsum((c * np.asarray(self._gaps, dtype=float)).tolist())

@@ -34,6 +34,21 @@ def _sqrt_factor(S: np.ndarray) -> np.ndarray:
         return V * np.sqrt(np.maximum(w, 0.0))[None, :]
 
 
+def _same_sets(sets: np.ndarray, pos: np.ndarray, d: int) -> list[np.ndarray]:
+    """The rows of ``pos`` grouped by equal rows of ``sets`` (sorted arm sets of one size),
+    each group in row order.  Sets of arms below 63 are encoded as one integer each (one
+    ``unique`` of integers instead of rows)."""
+    if d <= 62:
+        code = np.bitwise_or.reduce(np.left_shift(np.int64(1), sets), axis=1)
+        _, inv = np.unique(code, return_inverse=True)
+    else:
+        _, inv = np.unique(sets, axis=0, return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
+    by = np.argsort(inv, kind="stable")
+    cuts = np.flatnonzero(np.diff(inv[by])) + 1
+    return [pos[g] for g in np.split(by, cuts)]
+
+
 class CovarianceRewards(RewardModel):
     """Gaussian outcomes ``y_t ~ N(mu, Sigma)`` with linear reward r(a, y) = <a, y> (Section 4).
 
@@ -138,16 +153,16 @@ class CovarianceRewards(RewardModel):
         starts = np.flatnonzero(np.r_[True, st[1:] != st[:-1]])
         sizes = np.diff(np.r_[starts, st.size])
         keys = self._keys_for(rep)
+        # z_j = normal(key_j, t) for the j-th played arm of round t: one draw for all entries
+        j = np.arange(st.size) - np.repeat(starts, sizes)
+        z_all = rnd.normal(keys[j], st)
         res = np.empty(st.size)
         for k in np.unique(sizes):
             rows = starts[sizes == k]
             pos = rows[:, None] + np.arange(k)[None, :]
-            sets, inv = np.unique(sa[pos], axis=0, return_inverse=True)
-            inv = np.asarray(inv).reshape(-1)
-            for g, arm_set in enumerate(sets):
-                p = pos[inv == g]
-                z = rnd.normal(keys[:k][None, :], st[p[:, 0]][:, None])
-                res[p] = self.mu[arm_set][None, :] + z @ self._factor(arm_set).T
+            for p in _same_sets(sa[pos], pos, self.d):
+                arm_set = sa[p[0]]
+                res[p] = self.mu[arm_set][None, :] + z_all[p] @ self._factor(arm_set).T
         out[order] = res
         return out.reshape(arms.shape)
 
