@@ -110,6 +110,8 @@ def test_cov_index_argmax_rows_is_the_loop_argmax(
     masks += [A[:, i] for i in range(min(d, 3))]  # include = [i]
     for mask in masks:  # one index object, several restrictions (as in an SROQ-C epoch)
         assert index.argmax_rows(A, mask) == _loop_argmax(index, A, mask)
+    # all restrictions at once (the oracle's batch path)
+    assert index.argmax_rows_many(A, np.array(masks)) == [_loop_argmax(index, A, m) for m in masks]
     assert index.argmax_rows(A) == _loop_argmax(index, A, np.ones(len(A), dtype=bool))
 
 
@@ -135,8 +137,12 @@ def test_cov_index_refines_approximate_values_anywhere_within_their_bound(seed, 
         A = MSets(6, 3).enumerate()
         for sign in (1.0, -1.0):
             index = ci.CovIndex(mu, G, inv_n, 0.5, sign)
-            for mask in (np.ones(len(A), dtype=bool), A[:, 2], A[:, 0] | A[:, 1]):
+            masks = [np.ones(len(A), dtype=bool), A[:, 2], A[:, 0] | A[:, 1]]
+            for mask in masks:
                 assert index.argmax_rows(A, mask) == _loop_argmax(index, A, mask)
+            assert index.argmax_rows_many(A, np.array(masks)) == [
+                _loop_argmax(index, A, m) for m in masks
+            ]
 
 
 def test_cov_index_is_picklable_and_memoises_reference_values():
@@ -181,3 +187,44 @@ def test_rare_query_runs_identical_with_and_without_vectorised_argmax(
     fast = run()
     monkeypatch.delattr(CovIndex, "argmax_rows")
     assert run() == fast
+
+
+def test_oracle_batch_answers_shared_index_requests_together():
+    """``Oracle.batch`` answers the set-function requests sharing one index together
+    (``solve_set_function_many``): the same actions as one ``solve_request`` each and the
+    same log (rounds, adaptivity round, purposes, arms); requests with other functions, bad
+    restrictions and infeasible ones behave as before."""
+    from dashboard.algorithms.base import ExpensiveLog
+    from dashboard.algorithms.cmab.oracle import Oracle, OracleRequest, solve_request
+    from dashboard.algorithms.cmab.policies.covariance_index import CovIndex
+
+    rng = np.random.default_rng(5)
+    d = 9
+    family = MSets(d, 3)
+    mu, G, inv_n = (x[0] for x in _state(rng, 1, d, True, True))
+    ucb, lcb = CovIndex(mu, G, inv_n, 0.4, 1.0), CovIndex(mu, G, inv_n, 0.4, -1.0)
+    banned = np.zeros(d, dtype=bool)
+    banned[[2, 5]] = True
+    reqs = [OracleRequest(f"arm {i}", f=ucb, include=[i], exclude=banned, arm=i) for i in range(d)]
+    reqs += [OracleRequest("pair", f=ucb, include=[0, j], exclude=banned, arm=0) for j in (1, 3)]
+    reqs += [OracleRequest("lcb", f=lcb, exclude=banned), OracleRequest("lcb", f=lcb)]
+    reqs += [OracleRequest("linear", scores=mu, include=[1])]
+    batched = Oracle(family, ExpensiveLog()).batch(reqs, 7)
+    for req, a in zip(reqs, batched):
+        ref, _ = solve_request(family, req)
+        assert (a is None) == (ref is None)  # include an excluded arm: infeasible
+        assert a is None or np.array_equal(a, ref)
+    one_by_one = ExpensiveLog()
+    for req in reqs:
+        Oracle(family, one_by_one).batch([req], 7)
+    log = Oracle(family, ExpensiveLog())
+    log.batch(reqs, 7)
+    a, b = log.log.arrays(), one_by_one.arrays()
+    for key in ("t", "purpose_code", "arm"):
+        assert a[key].tolist() == b[key].tolist()
+    assert log.log.adaptivity == 1 and log.log.queries == len(reqs)
+    for bad in ([d], [-1]):  # the first use of an exclude mask, and a later one
+        for ex in (None, banned):
+            extra = [OracleRequest("x", f=ucb, include=bad, exclude=ex)]
+            with pytest.raises(ValueError, match="include must list arms"):
+                Oracle(family, ExpensiveLog()).batch(reqs[:2] + extra, 1)

@@ -143,13 +143,14 @@ class CovIndex:
 
     def _value(self, a: np.ndarray) -> float:
         """The reference value of one action."""
-        idx = np.flatnonzero(a)
-        if self.allowed is not None and not self.allowed[np.ix_(idx, idx)].all():
+        idx = np.asarray(a).ravel().nonzero()[0]
+        col = idx[:, None]  # [col, idx] is np.ix_(idx, idx), without its checks
+        if self.allowed is not None and not self.allowed[col, idx].all():
             return -math.inf
         x = self.inv_n[idx]
         if np.isinf(x).any():
             return self.sign * math.inf
-        q = float(x @ self.G[np.ix_(idx, idx)] @ x)
+        q = float(x @ self.G[col, idx] @ x)
         return float(self.mu[idx].sum()) + self.sign * self.f * math.sqrt(max(q, 0.0))
 
     def _score(self, A: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
@@ -206,6 +207,35 @@ class CovIndex:
             if best_row < 0 or val > best_val or (val == best_val and row < best_row):
                 best_row, best_val = row, val
         return None if best_row < 0 else best_row
+
+    def argmax_rows_many(self, A: np.ndarray, masks: np.ndarray) -> list[int | None]:
+        """``[argmax_rows(A, mask) for mask in masks]`` (``masks``: ``(Q, len(A))``), scored
+        together: one SROQ-C epoch asks this index under ~200 restrictions at once.  Masks
+        whose best approximate value has a near-tie are refined one by one, exactly as
+        :meth:`argmax_rows` does."""
+        masks = np.asarray(masks, dtype=bool)
+        groups = self._score(A)
+        if len(groups) != 1:
+            return [self.argmax_rows(A, mask) for mask in masks]
+        rows, v, bound = groups[0]  # one action size: rows are 0 .. n-1 in order
+        W = np.where(masks, v[None, :], -math.inf)
+        j = np.argmax(W, axis=1)
+        top = W[np.arange(W.shape[0]), j]
+        # every feasible row is -inf: the first feasible row, as the reference loop
+        j = np.where(np.isneginf(top), np.argmax(masks, axis=1), j)
+        floor = top - 2.0 * bound
+        floor[np.isnan(floor)] = -math.inf
+        near = np.count_nonzero(W >= floor[:, None], axis=1)
+        feasible = masks.any(axis=1)
+        out: list[int | None] = []
+        for q in range(masks.shape[0]):
+            if not feasible[q]:
+                out.append(None)
+            elif math.isfinite(top[q]) and near[q] > 1:
+                out.append(self.argmax_rows(A, masks[q]))
+            else:
+                out.append(int(rows[j[q]]))
+        return out
 
 
 def index_function(
