@@ -74,10 +74,13 @@ RUNS = 16
 #: algorithms per problem (issue 9's frame-rate target: 4 algorithms x 16 repetitions).
 ALL_ALGORITHMS: dict[str, dict[str, Any]] = {
     "cmab-linear": PROBLEMS["cmab"],
+    # the per-round baselines (OLS-UCB-C, SDCB) make the dashboard's run budget refuse
+    # 16 runs at T = 10^5 (estimated 45 min / 2.4 h): these two run at T = 5000
     "cmab-covariance": {
         "problem": "cmab",
         "d": 20,
         "m": 3,
+        "horizon": 5000,
         "reward": "covariance",
         "algorithms": ["AROQ-C-CMAB", "SROQ-C-CMAB", "OLS-UCB-C"],
     },
@@ -85,6 +88,7 @@ ALL_ALGORITHMS: dict[str, dict[str, Any]] = {
         "problem": "cmab",
         "d": 20,
         "m": 3,
+        "horizon": 5000,
         "reward": "general",
         "algorithms": ["AROQ-GR-CMAB", "SROQ-GR-CMAB", "SDCB"],
     },

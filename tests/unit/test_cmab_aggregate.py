@@ -231,3 +231,48 @@ def test_restricted_queries_reuse_one_index(seed, kind):
             assert got is None
         else:
             assert np.array_equal(got, A[_reference(dists, A, kind)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    k=st.integers(0, 4),
+    high=st.integers(1, 3000),
+    seed=st.integers(0, 10_000),
+)
+def test_first_of_each_equals_row_unique(n, k, high, seed):
+    """The integer-coded dedup of near-tie signatures (issue 9's start-up) keeps exactly the
+    rows ``np.unique(axis=0)`` keeps, also when the codes would overflow (row-wise path)."""
+    from dashboard.algorithms.cmab.rewards.aggregate import _first_of_each
+
+    sig = np.random.default_rng(seed).integers(0, high, size=(n, k))
+    expected = np.sort(np.unique(sig, axis=0, return_index=True)[1])
+    assert np.array_equal(_first_of_each(sig), expected)
+
+
+def test_reference_values_shared_by_equal_laws_only(monkeypatch):
+    """Reference values are cached by the bytes of the action's laws (the repetitions of an
+    SROQ-GR epoch before any data ask the same ones): an index with equal laws reads the
+    cached value, one with any other law computes its own (equal to ``expected_aggregate``)."""
+    from dashboard.algorithms.cmab.rewards import aggregate
+
+    monkeypatch.setattr(aggregate, "_REFERENCE", {})
+    rng = np.random.default_rng(1)
+    laws = [(np.sort(rng.random(3)), np.full(3, 1 / 3)) for _ in range(5)]
+    twin = [(v.copy(), p.copy()) for v, p in laws]
+    other = list(laws)
+    other[2] = (laws[2][0] + 1e-12, laws[2][1])
+    a = np.array([1, 0, 1, 1, 0], dtype=bool)
+    arms = (0, 2, 3)
+    for kind in ("sqrt-sum", "max"):
+        ref = expected_aggregate([laws[i][0] for i in arms], [laws[i][1] for i in arms], kind)
+        assert ExpectedRewardIndex(laws, kind)(a) == ref
+        (key,) = [k for k in aggregate._REFERENCE if k[0] == kind]
+        aggregate._REFERENCE[key] = -123.0  # a sentinel: who reads the cache sees it
+        assert ExpectedRewardIndex(twin, kind)(a) == -123.0
+        changed = ExpectedRewardIndex(other, kind)(a)
+        assert changed == expected_aggregate(
+            [other[i][0] for i in arms], [other[i][1] for i in arms], kind
+        )
+    lists = [(list(v), list(p)) for v, p in laws]  # not float64 arrays: never cached
+    assert ExpectedRewardIndex(lists, "max")._law_keys() is None

@@ -367,6 +367,26 @@ def error_bound(grid_min: float, k: int, kind: str, lattice_dev: float, scale: f
     return math.sqrt(2.0 * delta) + fp
 
 
+def _first_of_each(sig: np.ndarray) -> np.ndarray:
+    """Positions (increasing) of the first row of each distinct row of ``sig`` (``(n, k)``
+    non-negative ints): ``np.sort(np.unique(sig, axis=0, return_index=True)[1])``, through one
+    integer per row when the ids fit (a 1-D ``unique`` is much cheaper than a row-wise one)."""
+    n, k = sig.shape
+    if n <= 1:
+        return np.arange(n)
+    if k == 0:
+        return np.zeros(1, dtype=np.int64)
+    base = int(sig.max()) + 1
+    if base == 1:
+        return np.zeros(1, dtype=np.int64)
+    if k * math.log2(base) < 62:
+        code = sig.astype(np.int64) @ (base ** np.arange(k, dtype=np.int64))
+        _, first = np.unique(code, return_index=True)
+    else:
+        _, first = np.unique(sig, axis=0, return_index=True)
+    return np.sort(first)
+
+
 def refined_argmax(
     approx: np.ndarray,
     bound: float | np.ndarray,
@@ -388,8 +408,8 @@ def refined_argmax(
     if cand.size == 1:
         return int(cand[0]), 0
     if signature is not None:
-        _, first = np.unique(signature[cand], axis=0, return_index=True)
-        cand = cand[np.sort(first)]
+        first = _first_of_each(signature[cand])
+        cand = cand[first]
         if cand.size == 1:
             return int(cand[0]), 0
     vals = np.array([exact(int(r)) for r in cand])
@@ -436,6 +456,11 @@ def check_oracle_work(name: str, env: Any, atoms: int, on_lattice: bool) -> None
         )
 
 
+#: Reference values by (kind, the bytes of each law of the action in fold order): a pure
+#: function of its key, shared by the repetitions (before any data their laws are equal).
+_REFERENCE: dict[tuple[str, tuple[bytes, ...]], float] = {}
+
+
 class ExpectedRewardIndex:
     """The set function ``a -> E[r(a, y)]`` under a product of per-arm laws (Eq. (10)/(11)).
 
@@ -457,6 +482,7 @@ class ExpectedRewardIndex:
         self.reevaluated = 0
         self._law: np.ndarray | None = None
         self._values: dict[int, tuple[np.ndarray, np.ndarray, Any]] = {}
+        self._keys: list[bytes] | bool | None = None
 
     def __getstate__(self) -> dict[str, Any]:  # process pools: no caches
         return {"dists": self.dists, "kind": self.kind, "reevaluated": 0}
@@ -466,9 +492,32 @@ class ExpectedRewardIndex:
 
     def __call__(self, a: np.ndarray) -> float:
         idx = np.flatnonzero(a)
-        return expected_aggregate(
+        keys = self._law_keys()
+        key = None if keys is None else (self.kind, tuple(keys[i] for i in idx))
+        hit = None if key is None else _REFERENCE.get(key)
+        if hit is not None:
+            return hit
+        value = expected_aggregate(
             [self.dists[i][0] for i in idx], [self.dists[i][1] for i in idx], self.kind
         )
+        if key is not None:
+            if len(_REFERENCE) >= 8192:
+                _REFERENCE.clear()
+            _REFERENCE[key] = value
+        return value
+
+    def _law_keys(self) -> list[bytes] | None:
+        """Per arm, the bytes of its law (``None`` unless every law is float64 arrays)."""
+        if self._keys is None:
+            ok = all(
+                isinstance(v, np.ndarray)
+                and isinstance(p, np.ndarray)
+                and v.dtype == np.float64
+                and p.dtype == np.float64
+                for v, p in self.dists
+            )
+            self._keys = [v.tobytes() + b"|" + p.tobytes() for v, p in self.dists] if ok else False
+        return self._keys or None
 
     def law_ids(self) -> np.ndarray:
         """Per arm, an id shared by the arms with bit-identical laws."""
