@@ -270,3 +270,9 @@ def test_covariance_sampler_equals_per_set_reference(d):
         t = int(rng.integers(1, 10**6)) + rows
         y = model.sample(trial % 3, arms, np.zeros_like(arms), t)
         assert np.array_equal(y, _per_set_reference(model, trial % 3, arms, t))
+        # one fixed set over consecutive rounds, as play_fixed asks (the short path)
+        one = np.broadcast_to(np.flatnonzero(acts[0]), (L, int(acts[0].sum())))
+        ts = np.broadcast_to(t[0] + np.arange(L)[:, None], one.shape)
+        y = model.sample(trial % 3, one, np.zeros_like(one), ts)
+        ref = _per_set_reference(model, trial % 3, one.ravel(), ts.ravel())
+        assert np.array_equal(y, ref.reshape(one.shape))

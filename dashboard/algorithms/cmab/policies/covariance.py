@@ -178,7 +178,7 @@ class AROQC(_CovBase):
             self.tau[fire & self._upper] += 1
             self._query(self.t + 1, int((fire & self._upper).sum()))
         arms = np.flatnonzero(self.action)
-        ix = np.ix_(arms, arms)
+        ix = (arms[:, None], arms)  # np.ix_(arms, arms) without its checks
         to_cross = int(np.min(1 + 2 * self.prev[ix] - self.cur[ix]))
         L = max(1, min(to_cross, until - self.t))
         self._play_fixed(arms, L)
@@ -203,7 +203,7 @@ class AROQC(_CovBase):
     def _play_fixed(self, arms: np.ndarray, L: int) -> None:
         y = self.env.play_fixed(self.action, self.t + 1, L)
         self.stats.add_fixed(arms, y)
-        self.cur[np.ix_(arms, arms)] += L
+        self.cur[arms[:, None], arms] += L
         self.regret.add(self.action, L)
         self.cum_regret = self.regret.value
         self.t += L

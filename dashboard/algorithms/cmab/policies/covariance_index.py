@@ -60,7 +60,7 @@ class CovStats:
         L = y.shape[0]
         self.n[arms] += L
         self.sy[arms] += to_fixed(y).sum(axis=0)
-        ix = np.ix_(arms, arms)
+        ix = (arms[:, None], arms)  # np.ix_(arms, arms) without its checks
         self.n2[ix] += L
         self.syy[ix] += to_fixed(y[:, :, None] * y[:, None, :]).sum(axis=0)
 

@@ -34,6 +34,20 @@ def _sqrt_factor(S: np.ndarray) -> np.ndarray:
         return V * np.sqrt(np.maximum(w, 0.0))[None, :]
 
 
+def _one_set_per_round(arms: np.ndarray, t: np.ndarray) -> bool:
+    """Whether ``(arms, t)`` (shape ``(L, k)``) is one arm set (increasing) played at ``L``
+    increasing rounds, one row each: then the general grouping is a single group, in order."""
+    if arms.ndim != 2 or arms.shape[1] == 0:
+        return False
+    a = arms[0]
+    return bool(
+        np.all(arms == a[None, :])
+        and np.all(a[1:] > a[:-1])
+        and np.all(t == t[:, :1])
+        and np.all(t[1:, 0] > t[:-1, 0])
+    )
+
+
 def _same_sets(sets: np.ndarray, pos: np.ndarray, d: int) -> list[np.ndarray]:
     """The rows of ``pos`` grouped by equal rows of ``sets`` (sorted arm sets of one size),
     each group in row order.  Sets of arms below 63 are encoded as one integer each (one
@@ -147,6 +161,10 @@ class CovarianceRewards(RewardModel):
         out = np.empty(flat_a.size)
         if flat_a.size == 0:
             return out.reshape(arms.shape)
+        if _one_set_per_round(arms, t):  # play_fixed: one arm set, rounds in order
+            a = arms[0]
+            z = rnd.normal(self._keys_for(rep)[: a.size][None, :], t[:, :1])
+            return self.mu[a][None, :] + z @ self._factor(a).T
         # group entries by round; inside a round, arms in increasing order
         order = np.lexsort((flat_a, flat_t))
         sa, st = flat_a[order], flat_t[order]
