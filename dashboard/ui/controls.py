@@ -49,6 +49,7 @@ class RunControls(pn.viewable.Viewer):
         **params: Any,
     ) -> None:
         super().__init__(**params)
+        self._shown: tuple[Any, ...] | None = None  # what show_state last set, besides t
         self.run_button = pn.widgets.Button(
             label="▶ Run", color="primary", css_classes=["run-button"]
         )
@@ -109,12 +110,30 @@ class RunControls(pn.viewable.Viewer):
         and its :class:`~dashboard.ui.model.Config`; ``stale``: the plots show a run of
         other settings (the problem or algorithms changed after it)."""
         status = run.status
+        notices = run.notices()
+        horizon = run.horizon or config.horizon
+        # A frame changes only t (and the bar) most of the time: the buttons, notices and
+        # alert are set again only when something they show changed (1.3 ms of widget
+        # bookkeeping per frame and page on a served class otherwise)
+        shown = (
+            status,
+            horizon,
+            config.valid,
+            run.sim is None,
+            run.result is None,
+            tuple(notices),
+            stale,
+            run.error,
+            repr(config.errors),
+        )
+        if shown == self._shown:
+            self.show_progress(run.t, horizon, status)
+            return
         self.run_button.disabled = not config.valid
         self.pause_button.disabled = status not in ("running", "paused")
         self.step_button.disabled = not config.valid and run.sim is None
-        self.show_progress(run.t, run.horizon or config.horizon, status)
+        self.show_progress(run.t, horizon, status)
         self.download.disabled = run.result is None
-        notices = run.notices()
         if stale:
             verb = "is still running" if status == "running" else "ran"
             notices.append(
@@ -128,13 +147,16 @@ class RunControls(pn.viewable.Viewer):
             self.show_alert(config.errors, "warning", suffix=" Fix this to enable Run.")
         else:
             self.hide_alert()
+        self._shown = shown
 
     def show_notices(self, notices: list[str]) -> None:
         """The run's notices (escaped; none: hidden)."""
+        self._shown = None
         self.notice.param.update(object=escape_all(notices), visible=bool(notices))
 
     def show_alert(self, text: str | list[str], kind: str, suffix: str = "") -> None:
         """Plain sentences in the alert, escaped (they quote user input)."""
+        self._shown = None  # the next show_state redraws everything
         sentences = [text] if isinstance(text, str) else list(text)
         self.alert.param.update(
             object=escape_all(sentences) + suffix, alert_type=kind, visible=True
@@ -142,6 +164,7 @@ class RunControls(pn.viewable.Viewer):
 
     def hide_alert(self) -> None:
         """No problem to report."""
+        self._shown = None
         self.alert.visible = False
 
     def show_url_notices(self, notices: list[str]) -> None:
