@@ -261,7 +261,7 @@ def test_covariance_sampler_equals_per_set_reference(d):
     model = CovarianceRewards(d, seed=4)
     rng = np.random.default_rng(d)
     for trial in range(30):
-        L = int(rng.integers(1, 60))
+        L = int(rng.integers(1, 60)) if trial % 10 else 300  # few rounds, and many
         acts = np.zeros((L, d), dtype=bool)
         for r in range(L):
             acts[r, rng.choice(d, int(rng.integers(1, 5)), replace=False)] = True
@@ -270,6 +270,9 @@ def test_covariance_sampler_equals_per_set_reference(d):
         t = int(rng.integers(1, 10**6)) + rows
         y = model.sample(trial % 3, arms, np.zeros_like(arms), t)
         assert np.array_equal(y, _per_set_reference(model, trial % 3, arms, t))
+        shuffled = rng.permutation(arms.size)  # entries in any order
+        y = model.sample(trial % 3, arms[shuffled], np.zeros_like(arms), t[shuffled])
+        assert np.array_equal(y, _per_set_reference(model, trial % 3, arms, t)[shuffled])
         # one fixed set over consecutive rounds, as play_fixed asks (the short path)
         one = np.broadcast_to(np.flatnonzero(acts[0]), (L, int(acts[0].sum())))
         ts = np.broadcast_to(t[0] + np.arange(L)[:, None], one.shape)

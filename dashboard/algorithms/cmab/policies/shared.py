@@ -61,7 +61,9 @@ class RegretCounter:
     def add_rows(self, actions: np.ndarray) -> None:
         """Record one round of each row of ``actions``."""
         actions = np.asarray(actions, dtype=bool)
-        if actions.shape[0] == 0:
+        if actions.shape[0] <= 16:  # a few rows: one dict look-up each beats a unique
+            for a in actions:
+                self.add(a, 1)
             return
         # one integer (or byte string) per row, then one 1-D unique instead of a row-wise one
         packed = np.packbits(actions, axis=1)

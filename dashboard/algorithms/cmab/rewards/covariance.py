@@ -48,6 +48,30 @@ def _one_set_per_round(arms: np.ndarray, t: np.ndarray) -> bool:
     )
 
 
+def _rounds_by_set(
+    sa: np.ndarray, starts: np.ndarray, sizes: np.ndarray, d: int
+) -> list[np.ndarray]:
+    """Entry positions ``(rounds, k)`` of the rounds that played the same arm set, one array
+    per set, rounds in order (``sa``: arms sorted by round then arm, ``starts``/``sizes``:
+    each round's first entry and size)."""
+    if d <= 62 and starts.size <= 256:  # few rounds: one integer per set, a dict
+        codes = np.bitwise_or.reduceat(np.left_shift(np.int64(1), sa), starts).tolist()
+        by: dict[int, list[int]] = {}
+        for r, code in enumerate(codes):
+            by.setdefault(code, []).append(r)
+        out = []
+        for rs in by.values():
+            first = starts[rs]
+            out.append(first[:, None] + np.arange(int(sizes[rs[0]]))[None, :])
+        return out
+    out = []
+    for k in np.unique(sizes):
+        rows = starts[sizes == k]
+        pos = rows[:, None] + np.arange(k)[None, :]
+        out.extend(_same_sets(sa[pos], pos, d))
+    return out
+
+
 def _same_sets(sets: np.ndarray, pos: np.ndarray, d: int) -> list[np.ndarray]:
     """The rows of ``pos`` grouped by equal rows of ``sets`` (sorted arm sets of one size),
     each group in row order.  Sets of arms below 63 are encoded as one integer each (one
@@ -165,22 +189,26 @@ class CovarianceRewards(RewardModel):
             a = arms[0]
             z = rnd.normal(self._keys_for(rep)[: a.size][None, :], t[:, :1])
             return self.mu[a][None, :] + z @ self._factor(a).T
-        # group entries by round; inside a round, arms in increasing order
-        order = np.lexsort((flat_a, flat_t))
-        sa, st = flat_a[order], flat_t[order]
-        starts = np.flatnonzero(np.r_[True, st[1:] != st[:-1]])
-        sizes = np.diff(np.r_[starts, st.size])
+        # group entries by round; inside a round, arms in increasing order (``play`` passes
+        # them in that order already: then no sort)
+        da, dt = np.diff(flat_a), np.diff(flat_t)
+        in_order = bool(np.all((dt > 0) | ((dt == 0) & (da > 0))))
+        order = None if in_order else np.lexsort((flat_a, flat_t))
+        sa, st = (flat_a, flat_t) if order is None else (flat_a[order], flat_t[order])
+        new_round = np.empty(st.size, dtype=bool)
+        new_round[0], new_round[1:] = True, st[1:] != st[:-1]
+        starts = np.flatnonzero(new_round)
+        sizes = np.diff(starts, append=st.size)
         keys = self._keys_for(rep)
         # z_j = normal(key_j, t) for the j-th played arm of round t: one draw for all entries
         j = np.arange(st.size) - np.repeat(starts, sizes)
         z_all = rnd.normal(keys[j], st)
         res = np.empty(st.size)
-        for k in np.unique(sizes):
-            rows = starts[sizes == k]
-            pos = rows[:, None] + np.arange(k)[None, :]
-            for p in _same_sets(sa[pos], pos, self.d):
-                arm_set = sa[p[0]]
-                res[p] = self.mu[arm_set][None, :] + z_all[p] @ self._factor(arm_set).T
+        for pos in _rounds_by_set(sa, starts, sizes, self.d):
+            arm_set = sa[pos[0]]
+            res[pos] = self.mu[arm_set][None, :] + z_all[pos] @ self._factor(arm_set).T
+        if order is None:
+            return res.reshape(arms.shape)
         out[order] = res
         return out.reshape(arms.shape)
 
