@@ -486,6 +486,29 @@ async def _pause_cycles(
     return out
 
 
+class LoopLag:
+    """How late this process's event loop wakes (the students' side): when it lags, a
+    patch the server already sent waits here, and Pause -> paused includes that wait."""
+
+    def __init__(self, every: float = 0.05) -> None:
+        self.every = every
+        self.samples: list[float] = []
+        self._task: Any = None
+
+    async def _watch(self) -> None:
+        while True:
+            start = time.monotonic()
+            await asyncio.sleep(self.every)
+            self.samples.append(max(time.monotonic() - start - self.every, 0.0))
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._watch())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
 async def run_class(
     server: Server,
     n: int,
@@ -503,6 +526,7 @@ async def run_class(
     load = os.getloadavg()
     tb_before = server.tracebacks()
     students = [Student(server.port, query, i) for i in range(n)]
+    lag = LoopLag()
     t0 = time.monotonic()
     connected: list[Student] = []
     failures: list[str] = []
@@ -520,6 +544,7 @@ async def run_class(
         # the window starts once every run showed its first frame (reported apart)
         await asyncio.gather(*(s.wait_first_frame(started[id(s)], timeout) for s in connected))
         w0 = time.monotonic()
+        lag.start()
         cpu0, own0 = server.cpu_split(), time.process_time()
         spy = _profile(server, n, seconds)
         await asyncio.sleep(seconds)
@@ -537,6 +562,7 @@ async def run_class(
         lat = await asyncio.gather(
             *(_pause_cycles(s, pauses, random.Random(rng.random()), timeout) for s in connected)
         )
+        lag.stop()
         latencies = [x for row in lat for x in row]
         messages = sum(s.messages for s in connected)
         data_messages = sum(s.data_messages for s in connected)
@@ -544,6 +570,7 @@ async def run_class(
         errors = [f"student {s.index}: {s.error}" for s in connected if s.error]
         rss_loaded = server.rss_mb()
     finally:
+        lag.stop()
         closed_at = time.monotonic()
         await asyncio.gather(*(s.close() for s in students))
     idle = await _time_to_idle(server, closed_at, idle_cpu, timeout=idle_timeout)
@@ -576,6 +603,7 @@ async def run_class(
         "workers_cpu_share": round((cpu1[1] - cpu0[1]) / (w1 - w0), 2),
         # the students' side (this process): near 1.0 means it, not the server, sets the pace
         "students_cpu_share": round((own1 - own0) / (w1 - w0), 2),
+        "students_loop_lag_p95_ms": round(1000 * _percentile(lag.samples, 0.95), 0),
         "received_mb": round(mbytes, 1),
         "rss_loaded_mb": [round(x, 0) for x in rss_loaded],
         "idle_after_close_s": idle,

@@ -52,6 +52,7 @@ from .server import (
 )
 from .settings import ProblemSettings
 from .tabs import PageTabs, live_parts
+from .template import page_template
 from .urlstate import UrlSync, url_keys
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
@@ -503,12 +504,11 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
             app.apply_query(query)
     if pn.state.curdoc is not None:  # served (or a notebook): stop the run with the session
         pn.state.curdoc.on_session_destroyed(lambda _ctx: app.dispose())
-    template = pn.template.BootstrapTemplate(
-        title="Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
+    template = page_template(
+        "Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
         sidebar=[app.pages.side],
         main=[app.pages],
         sidebar_width=360,
-        header_background="#0b3d63",
     )
     template.app = app  # handle for tests and notebooks
     return template

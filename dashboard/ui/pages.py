@@ -16,12 +16,13 @@ from .play import PlayView
 from .safe import escape
 from .server import serve_panel_css_locally
 from .sweep_view import SweepView
+from .template import page_template
 
 __all__ = ["create_play_page", "create_sweep_page"]
 
 
 def _template(title: str, body: Any) -> pn.template.BootstrapTemplate:
-    return pn.template.BootstrapTemplate(title=title, main=[body], header_background="#0b3d63")
+    return page_template(title, main=[body])
 
 
 def create_sweep_page() -> pn.template.BootstrapTemplate:
