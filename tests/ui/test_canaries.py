@@ -324,3 +324,46 @@ def test_bokeh_session_pending_writes_marks_the_lock():
         "find another sign of the held document lock, else a Run click before document_ready "
         "logs '_pending_writes should be non-None' again (benchmarks/bench_classroom.py)",
     )
+
+
+def test_a_finished_actor_future_holds_its_outcome():
+    """``dashboard/simulation/remote.py _finished_result`` reads a finished Dask
+    ``ActorFuture``'s ``_out`` (``_OK`` / ``_Error`` with ``unwrap()``) instead of calling
+    ``result()``, which blocks the web server's loop on the Dask client's thread."""
+    import asyncio
+
+    from distributed.actor import _OK, ActorFuture, _Error
+    from tornado.ioloop import IOLoop
+
+    from dashboard.simulation.remote import _finished_result
+
+    async def outcomes() -> tuple[object, str]:
+        ok, bad = ActorFuture(IOLoop.current()), ActorFuture(IOLoop.current())
+        ok._set_result(_OK(41))
+        bad._set_result(_Error(ValueError("refused")))
+        try:
+            _finished_result(bad)
+            error = "no error"
+        except ValueError as exc:
+            error = str(exc)
+        return (_finished_result(ok), await ok, ok.done()), error
+
+    (value, awaited, done), error = asyncio.run(outcomes())
+    _canary(
+        value == awaited == 41 and done and error == "refused",
+        "distributed ActorFuture._out (an _OK or _Error with unwrap()) once the call finished",
+        "dashboard/simulation/remote.py _finished_result (DaskRun.poll)",
+        "https://github.com/dask/distributed/blob/main/distributed/actor.py",
+        "read the outcome another way without ActorFuture.result(), which waits on the Dask "
+        "client's thread and stalls the server's loop (benchmarks/bench_classroom.py)",
+    )
+
+
+def test_finished_result_falls_back_to_result_for_other_futures():
+    from dashboard.simulation.remote import _finished_result
+
+    class Plain:
+        def result(self):
+            return "via result()"
+
+    assert _finished_result(Plain()) == "via result()"
