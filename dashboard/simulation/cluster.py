@@ -61,7 +61,7 @@ class _LowerPriority:
 
 
 _lock = threading.Lock()
-_state: dict[str, Any] = {"client": None, "cluster": None, "key": None}
+_state: dict[str, Any] = {"client": None, "cluster": None, "key": None, "pid": None}
 
 
 def default_workers() -> int:
@@ -118,6 +118,11 @@ def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
     n = default_workers() if workers is None else int(workers)
     key = ("address", addr) if addr else ("local", n)
     with _lock:
+        if _state["pid"] != os.getpid():
+            # A forked child (``serve --num-procs``) inherits the parent's client without the
+            # threads that run it: every call on it would hang.  Forget it (the parent owns
+            # it and its cluster) and connect anew, to the address the parent exported.
+            _state.update(client=None, cluster=None, key=None, pid=os.getpid())
         client = _state["client"]
         if client is not None and _state["key"] == key and client.status == "running":
             return client
@@ -150,7 +155,7 @@ def get_client(scheduler: str | None = None, workers: int | None = None) -> Any:
                 client.register_plugin(plugin)
             except Exception:  # pragma: no cover - an older distributed: leave priorities
                 pass
-        _state.update(client=client, cluster=cluster, key=key)
+        _state.update(client=client, cluster=cluster, key=key, pid=os.getpid())
         return client
 
 

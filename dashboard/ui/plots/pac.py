@@ -8,6 +8,7 @@ from typing import Any
 import holoviews as hv
 import numpy as np
 
+from ...simulation import catalogue
 from ...simulation.theory import estimation_error, pac_bound
 from ..live import LivePlot
 from .base import PlotModule
@@ -25,6 +26,15 @@ from .common import (
 )
 
 
+def _phased(name: str) -> bool:
+    """Whether ``name`` may record phase estimates: every algorithm that is not a per-round
+    baseline (SBE, G-elimination, plug-ins) gets a layer from the first frame."""
+    try:
+        return not catalogue.declaration(name, "semiparametric").per_round
+    except ValueError:
+        return True
+
+
 def pac_plot(
     result: Any,
     X: np.ndarray | None = None,
@@ -34,8 +44,10 @@ def pac_plot(
     """PAC view: ``sqrt(t) e_t`` at the end of each phase, where
     ``e_t = max_i |(x_i - x_1)^T (theta_hat - theta*)|`` (x_1 the phase's anchor arm), for
     every algorithm whose phase events carry ``theta_hat``, with the ``10 sqrt(d log K)``
-    reference of Appendix I.  Only algorithms with at least one estimate get a layer (and a
-    legend entry), so the layer count grows when the first phase ends (one re-render).
+    reference of Appendix I.  Every phase-based algorithm has a layer (and a legend entry) from
+    the start, empty until its first phase ends, and a per-round baseline one only if it has
+    estimates: the layers stay the same while a run streams, so the live plot patches its
+    sources instead of re-rendering the figure (~0.3 s, a visible hitch) when a phase ends.
 
     ``X`` and ``theta`` default to the instance the result carries (``result.features``);
     ``e_t`` and the reference are :mod:`dashboard.simulation.theory`'s."""
@@ -45,7 +57,6 @@ def pac_plot(
     colors = algorithm_colors(names)
     ydim = hv.Dimension("pac", label="√t · e_t")
     layers: list[Any] = []
-    shown: list[str] = []
     for name in names:
         r = _get(result, name)
         ts: list[float] = []
@@ -59,9 +70,8 @@ def pac_plot(
                     e_t = estimation_error(X, theta, th, int(e.data.get("anchor", 0)))
                     ts.append(float(e.t))
                     vals.append(float(np.sqrt(max(e.t, 1)) * e_t))
-        if not ts:
-            continue  # the legend lists only algorithms with estimates
-        shown.append(name)
+        if not ts and not _phased(name):
+            continue  # a per-round baseline without estimates (all of them): no legend entry
         layers.append(
             hv.Scatter((ts, vals), kdims=[T_DIM], vdims=[ydim], label=name, datatype=DT).opts(
                 color=colors[name], size=9, tools=["hover"], clone=False
@@ -83,7 +93,7 @@ def pac_plot(
     )
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title="PAC view: √t · e_t per phase" + ("" if shown else " (none yet)"),
+            title="PAC view: √t · e_t per phase",
             xformatter=T_FORMAT,
             legend_position="top_right",
             xlim=_xlim(result) or (None, None),

@@ -27,10 +27,12 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtri
 
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration, Constant
+from .certified_argmax import approx_normal, certified_best, thresholds
 from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
@@ -49,6 +51,11 @@ class BatchedSemiparametricTS(PerRoundBatch):
     (Kim & Paik 2019; see the module docstring).  ``B`` changes by a sum of ``K + 1`` outer
     products each round, so it is re-factorised rather than updated by Sherman-Morrison.
 
+    The draws matter only through their arg-maxima: they are first scored with table normals
+    and the arg-maxima certified against the exact ones; a repetition with a close call is
+    recomputed exactly (:mod:`.certified_argmax`; ``recomputed`` counts those repetition-rounds).
+    Every arm and Monte Carlo count, hence every number, is the exact computation's.
+
     Parameters
     ----------
     c, n_mc
@@ -58,6 +65,9 @@ class BatchedSemiparametricTS(PerRoundBatch):
     name = "SP-TS"
     purpose = "posterior sample + MC probabilities"
     randomised = True
+    #: Arg-maxima from table normals, certified, exact recomputation where not (the same
+    #: numbers either way; ``False`` runs the exact computation for every repetition).
+    certify: bool = True
 
     def __init__(self, c: float = 1.0, n_mc: int = 100) -> None:
         super().__init__()
@@ -78,22 +88,26 @@ class BatchedSemiparametricTS(PerRoundBatch):
         )
         self._nd = (self.n_mc + 1) * d
         self._z_w = max(1, WINDOW_VALUES // (self._nd * R))
-        self._z: np.ndarray | None = None
-        self._z_t0 = 0
+        self._u: np.ndarray | None = None
+        self._u_one = np.zeros((0, R), dtype=bool)
+        self._u_t0 = 0
+        self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
 
-    def _normals(self, t: int) -> np.ndarray:
-        """Standard normals of round ``t``, shape ``(R, n_mc + 1, d)``; round t of repetition r
-        uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc + 1) d``."""
-        i = t - self._z_t0
-        if self._z is None or i >= self._z.shape[0] or i < 0:
+    def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
+        standard normals), and per repetition whether one of them is exactly 1.  Round t of
+        repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``."""
+        i = t - self._u_t0
+        if self._u is None or i >= self._u.shape[0] or i < 0:
             tt = np.arange(t, t + self._z_w, dtype=np.int64)
             counters = tt[:, None] * self._nd + np.arange(self._nd)
-            z = rnd.normal(self._keys[None, :, None], counters[:, None, :])  # (W, R, nd)
-            self._z = z.reshape(self._z_w, self.R, self.n_mc + 1, self.d)
-            self._z_t0, i = t, 0
-        return self._z[i]
+            u = rnd.uniform(self._keys[None, :, None], counters[:, None, :])  # (W, R, nd)
+            self._u_one = (u == 1.0).any(axis=2)
+            self._u = u.reshape(self._z_w, self.R, self.n_mc + 1, self.d)
+            self._u_t0, i = t, 0
+        return self._u[i], self._u_one[i]
 
     def _decide(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache_t == self.t:
@@ -102,12 +116,27 @@ class BatchedSemiparametricTS(PerRoundBatch):
             L = np.linalg.cholesky(self.B)  # B = L L^T, (R, d, d)
         except np.linalg.LinAlgError as err:
             raise np.linalg.LinAlgError(f"B is not positive definite: {err}") from None
-        L_inv = np.tril(np.linalg.inv(L))
-        mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ self.y[:, :, None]))[:, :, 0]
-        z = self._normals(self.t + 1)  # (R, n_mc + 1, d)
-        # mu~ = mu_hat + v L^-T z has covariance v^2 (L L^T)^-1 = v^2 B^-1 (rows: z^T L^-1)
-        draws = mu_hat[:, None, :] + self.v * (z @ L_inv)
-        best = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
+        inv_L = np.linalg.inv(L)  # L^-1 (its upper triangle zero up to rounding)
+        u, has_one = self._uniforms(self.t + 1)  # (R, n_mc + 1, d)
+        y = self.y[:, :, None]
+        if self.certify:
+            # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
+            mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
+            scores = approx_normal(u) @ (self.v * (inv_L @ self._XT))  # x_i^T (mu~ - mu_hat)
+            scores += (mu @ self._XT)[:, None, :]
+            best, ok = certified_best(scores, thresholds(self.v, mu, self.X))
+            redo = np.flatnonzero(~ok | has_one)
+            self.recomputed += int(redo.size)
+        else:
+            best = np.empty((self.R, self.n_mc + 1), dtype=np.int64)
+            redo = np.arange(self.R)
+        if redo.size:
+            # the exact draws: mu_hat = L^-T L^-1 y, z = ndtri(u), mu~ = mu_hat + v L^-T z
+            # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1)
+            L_inv = np.tril(inv_L[redo])
+            mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
+            draws = mu_hat[:, None, :] + self.v * (ndtri(u[redo]) @ L_inv)
+            best[redo] = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
         self._a = best[:, 0]
         counts = np.bincount((best[:, 1:] + self._offsets).ravel(), minlength=self.R * self.K)
         self._pi = counts.reshape(self.R, self.K) / self.n_mc

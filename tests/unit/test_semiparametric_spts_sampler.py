@@ -1,0 +1,192 @@
+"""SP-TS's certified Monte Carlo sampler gives exactly the former implementation's numbers.
+
+``ReferenceSPTS`` below is the former ``_normals`` / ``_decide`` of
+``dashboard/algorithms/semiparametric/policies/spts.py`` verbatim (every draw through
+``ndtri``, every arg-max from the exact products).  The current engine scores the draws with
+table normals, certifies the arg-maxima and recomputes exactly where it cannot
+(``certified_argmax.py``); its arms, Monte Carlo probabilities, ``B``, ``y`` and regret must be
+bit-identical, including when every repetition falls back and when a uniform is exactly 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import ndtri
+
+from dashboard.algorithms import randomness as rnd
+from dashboard.algorithms.semiparametric import SemiparametricEnvironment, gap_instance, make_shift
+from dashboard.algorithms.semiparametric.policies import certified_argmax as ca
+from dashboard.algorithms.semiparametric.policies import spts
+from dashboard.algorithms.semiparametric.policies.spts import (
+    BatchedSemiparametricTS,
+    SemiparametricTS,
+)
+
+
+class ReferenceSPTS(BatchedSemiparametricTS):
+    """The former implementation (verbatim ``_normals`` and ``_decide``)."""
+
+    def _reset_state(self) -> None:
+        super()._reset_state()
+        self._z: np.ndarray | None = None
+        self._z_t0 = 0
+
+    def _normals(self, t: int) -> np.ndarray:
+        i = t - self._z_t0
+        if self._z is None or i >= self._z.shape[0] or i < 0:
+            tt = np.arange(t, t + self._z_w, dtype=np.int64)
+            counters = tt[:, None] * self._nd + np.arange(self._nd)
+            z = rnd.normal(self._keys[None, :, None], counters[:, None, :])  # (W, R, nd)
+            self._z = z.reshape(self._z_w, self.R, self.n_mc + 1, self.d)
+            self._z_t0, i = t, 0
+        return self._z[i]
+
+    def _decide(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._cache_t == self.t:
+            return self._a, self._pi
+        L = np.linalg.cholesky(self.B)
+        L_inv = np.tril(np.linalg.inv(L))
+        mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ self.y[:, :, None]))[:, :, 0]
+        z = self._normals(self.t + 1)
+        draws = mu_hat[:, None, :] + self.v * (z @ L_inv)
+        best = np.argmax(draws @ self._XT, axis=2)
+        self._a = best[:, 0]
+        counts = np.bincount((best[:, 1:] + self._offsets).ravel(), minlength=self.R * self.K)
+        self._pi = counts.reshape(self.R, self.K) / self.n_mc
+        self._cache_t = self.t
+        return self._a, self._pi
+
+
+def _envs(d, K, shift, R, seed, gap=0.5):
+    inst = gap_instance(d, K, gap=gap, seed=seed)
+    return [
+        SemiparametricEnvironment(inst, make_shift(shift, seed=seed), 1.0, seed=seed, rep=r)
+        for r in range(R)
+    ]
+
+
+def _run_both(engine, d, K, shift, T, R=4, seed=0, gap=0.5, chunks=(), **params):
+    """Run the reference and ``engine`` on the same environments, advancing through
+    ``chunks``; assert every number is identical after each chunk; return the engine."""
+    ref, new = ReferenceSPTS(**params), engine(**params)
+    ref.reset(_envs(d, K, shift, R, seed, gap), T)
+    new.reset(_envs(d, K, shift, R, seed, gap), T)
+    for until in (*chunks, T):
+        ref.advance(until)
+        new.advance(until)
+        assert np.array_equal(new.cum_regret, ref.cum_regret)
+        assert np.array_equal(new.B, ref.B) and np.array_equal(new.y, ref.y)
+        assert np.array_equal(new.action_distributions(), ref.action_distributions())
+    return new
+
+
+@pytest.mark.parametrize(
+    ("d", "K", "shift", "T", "seed", "gap", "params"),
+    [
+        (5, 10, "sine", 200, 0, 0.5, {}),
+        (20, 30, "log", 60, 1, 0.5, {"c": 8.0}),
+        (5, 10, "adversarial", 120, 2, 0.5, {"c": 4.0, "n_mc": 17}),
+        (3, 4, "none", 300, 3, 0.01, {"c": 0.25, "n_mc": 1}),
+        (5, 10, "sine", 150, 4, 0.01, {"n_mc": 250}),
+    ],
+)
+def test_certified_sampler_equals_former_implementation(d, K, shift, T, seed, gap, params):
+    _run_both(BatchedSemiparametricTS, d, K, shift, T, seed=seed, gap=gap, chunks=(1, 7), **params)
+
+
+def test_close_calls_are_recomputed_and_still_identical():
+    # a 1% gap keeps several arms' scores close: some repetitions need the exact path
+    eng = _run_both(BatchedSemiparametricTS, 5, 10, "sine", 400, R=6, seed=0, gap=0.01)
+    assert 0 < eng.recomputed < 0.1 * 6 * 400
+
+
+def test_every_repetition_recomputed_gives_the_same_numbers(monkeypatch):
+    monkeypatch.setattr(spts, "thresholds", lambda v, mu, X: np.full(mu.shape[0], np.inf))
+    eng = _run_both(BatchedSemiparametricTS, 5, 10, "log", 50, seed=5)
+    assert eng.recomputed == 4 * 51  # 50 rounds and the final action_distributions()
+
+
+def test_exact_mode_gives_the_same_numbers(monkeypatch):
+    monkeypatch.setattr(BatchedSemiparametricTS, "certify", False)
+    eng = _run_both(BatchedSemiparametricTS, 5, 10, "log", 40, seed=6)
+    assert eng.recomputed == 0
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in matmul:RuntimeWarning")
+def test_a_uniform_of_one_takes_the_exact_path(monkeypatch):
+    """u = 1 (ndtri = inf; probability 2^-53 per draw) is never certified: the repetition
+    is recomputed exactly, with the former implementation's (infinite) draw."""
+    real = rnd.uniform
+
+    def with_a_one(key, counter):
+        u = real(key, counter)
+        if u.ndim == 3 and u.shape[-1] == 101 * 5:  # SP-TS's windows (W, R, (n_mc+1) d)
+            u.reshape(-1)[777] = 1.0
+        return u
+
+    monkeypatch.setattr(rnd, "uniform", with_a_one)
+    eng = _run_both(BatchedSemiparametricTS, 5, 10, "log", 30, seed=7)
+    assert eng.recomputed >= 1
+
+
+def test_single_class_runs_the_certified_engine():
+    env = _envs(5, 10, "sine", 1, 8)[0]
+    p = SemiparametricTS().run(env, 100)
+    ref = ReferenceSPTS().run(_envs(5, 10, "sine", 1, 8), 100)
+    assert p.cum_regret == ref.cum_regret[0]
+    assert np.array_equal(p.B, ref.B[0])
+
+
+# ---------------------------------------------------------------- the table and certificate
+def test_table_error_bound_holds_on_many_uniforms_and_the_extremes():
+    assert 0 < ca.TABLE_ERROR < 1e-6
+    keys = rnd.stream_key(3, np.arange(8), "table")
+    u = rnd.uniform(np.asarray(keys)[:, None], np.arange(50_000)[None, :]).ravel()
+    k = np.concatenate(
+        [
+            np.arange(0, 3000),  # u down to 2^-54
+            2**53 - 2 - np.arange(3000),  # u up to 1 - 2^-53 (below 1)
+            2**52 + np.arange(-3000, 3000),  # around 1/2
+        ]
+    ).astype(np.uint64)
+    u = np.concatenate([u, (k.astype(np.float64) + 0.5) * 2.0**-53])
+    # the table's nodes and their neighbours (segment ends), on both sides of 1/2
+    nodes = (np.arange(-5, 5)[:, None] + (np.arange(1, 55)[None, :] << 9)).ravel()
+    w = ((nodes + (ca._LO)) << ca._SHIFT).view(np.float64)
+    w = w[(w > 0) & (w <= 0.5)]
+    u = np.concatenate([u, w, np.nextafter(w, 0), np.nextafter(w, 1), 1.0 - w])
+    u = u[(u > 0) & (u < 1)]
+    err = np.abs(ca.approx_normal(u) - ndtri(u))
+    assert float(err.max()) <= ca.TABLE_ERROR
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=2**53 - 2))
+def test_table_error_bound_holds_for_any_counter_based_uniform(k):
+    u = np.array([(float(k) + 0.5) * 2.0**-53])
+    assert abs(float(ca.approx_normal(u)[0]) - float(ndtri(u)[0])) <= ca.TABLE_ERROR
+
+
+def test_certified_best_flags_ties_and_close_calls_only():
+    scores = np.array(
+        [
+            [[0.0, 1.0, 0.5], [2.0, -1.0, 1.0]],  # clear maxima
+            [[0.0, 1.0, 1.0 - 1e-7], [2.0, -1.0, 1.0]],  # a close call
+            [[1.0, 1.0, 0.0], [2.0, -1.0, 1.0]],  # an exact tie
+            [[np.nan, 1.0, 0.0], [2.0, -1.0, 1.0]],  # not a number
+            [[np.inf, 1.0, 0.0], [2.0, -1.0, 1.0]],  # infinite
+        ]
+    )
+    best, ok = ca.certified_best(scores.copy(), np.full(5, 1e-6))
+    assert np.array_equal(best, np.argmax(scores, axis=2))
+    assert ok.tolist() == [True, False, False, False, False]
+
+
+def test_thresholds_grow_with_the_exploration_scale():
+    X = np.eye(3)
+    mu = np.zeros((2, 3))
+    small, large = ca.thresholds(1.0, mu, X), ca.thresholds(10.0, mu, X)
+    assert np.all(small > 0) and np.all(large > small)
