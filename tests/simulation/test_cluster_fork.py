@@ -15,14 +15,13 @@ distributed = pytest.importorskip("distributed")
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (as tornado's --num-procs)")
-def test_a_forked_server_process_connects_its_own_client_to_the_same_cluster():
+def test_a_forked_server_process_connects_its_own_client_to_the_same_cluster(monkeypatch):
     from dashboard.simulation.cluster import SCHEDULER_ENV, close_client, get_client
 
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
-        old = os.environ.get(SCHEDULER_ENV)
-        os.environ[SCHEDULER_ENV] = cluster.scheduler_address
+        monkeypatch.setenv(SCHEDULER_ENV, cluster.scheduler_address)  # as serve exports it
         try:
             parent = get_client()
             assert parent.submit(sum, [1, 2]).result(timeout=30) == 3
@@ -50,7 +49,3 @@ def test_a_forked_server_process_connects_its_own_client_to_the_same_cluster():
             assert get_client() is parent  # the parent keeps its own
         finally:
             close_client()
-            if old is None:
-                os.environ.pop(SCHEDULER_ENV, None)
-            else:
-                os.environ[SCHEDULER_ENV] = old
