@@ -307,7 +307,6 @@ class DashboardApp(pn.viewable.Viewer):
                     end = time.perf_counter()
                     overhead = max(pushed - start - budget, 0.0) + (end - pushed)
                     self._overhead = 0.7 * self._overhead + 0.3 * overhead
-                    PACER.spent(end - start)  # the loop's share of frames (pacing.py admit)
             else:
                 # a worker thread (``--num-threads``): simulate here, change the document on
                 # the event loop under its lock; the status follows with the data

@@ -13,14 +13,6 @@ is above ``target_lag``, makes frames cheaper before it makes them rarer:
 2. ``interval``: one process-wide minimum time between a session's frames, grown
    multiplicatively once the stride is at its largest.
 
-3. ``admit``: frames come back from the workers in bursts (a class presses Run together, so
-   its sessions' frames fall due together), and each costs the loop ~30 ms; shown in one
-   go, 30 of them kept the loop from reading any socket for about a second, and a Pause
-   waited that long before the server even saw it.  So the frames shown in any ``window``
-   (0.1 s) may use at most ``frame_share`` of it; a frame over the share waits for a later
-   tick (the pages' frame rate is set by the CPU anyway), and a session kept waiting for
-   ``max_wait`` is let through regardless, so none starves.
-
 Both relax again, in the reverse order, once the loop is quiet.  All sessions share them, so
 each gets the same frame rate (fair share), and fewer frame requests also leave the Dask
 workers less to do.  Pacing changes only *when* frames are asked for and which plots are
@@ -37,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
 from typing import Any
 
 _LOG = logging.getLogger(__name__)
@@ -61,9 +52,6 @@ class LoopPacer:
     settle : int
         Lag samples to wait after a stride change before the next one (the lag is a moving
         average: let it see the effect first).
-    window, frame_share, max_wait : float
-        :meth:`admit`: the frames shown in any ``window`` seconds use at most
-        ``frame_share`` of it; a session waits at most ``max_wait`` seconds for its turn.
     """
 
     def __init__(
@@ -73,9 +61,6 @@ class LoopPacer:
         max_interval: float = 2.0,
         max_stride: int = 4,
         settle: int = 8,
-        window: float = 0.1,
-        frame_share: float = 0.5,
-        max_wait: float = 1.0,
     ) -> None:
         self.target_lag = float(target_lag)
         self.probe = float(probe)
@@ -87,49 +72,6 @@ class LoopPacer:
         self.lag = 0.0
         self._since_stride = settle
         self._task: Any = None
-        self.window = float(window)
-        self.frame_share = float(frame_share)
-        self.max_wait = float(max_wait)
-        self._spent: deque[tuple[float, float]] = deque()  # (end, seconds) of recent frames
-        self._waiting: dict[Any, float] = {}  # who was refused a frame, since when
-
-    @property
-    def started(self) -> bool:
-        """Whether the pacer probes a running loop (else it is neutral)."""
-        return self._task is not None and not self._task.done()
-
-    def admit(self, who: Any, now: float | None = None) -> bool:
-        """May ``who`` (a session's run) show a frame now?  Always while not started;
-        else while the frames of the last ``window`` used less than ``frame_share`` of it,
-        or once ``who`` has waited ``max_wait``.  See :meth:`spent`.  ``now`` (tests): the
-        clock; given, the gate applies even without a started pacer."""
-        if now is None:
-            if not self.started:
-                return True
-            now = time.perf_counter()
-        spent = self._spent
-        while spent and spent[0][0] < now - self.window:
-            spent.popleft()
-        used = sum(seconds for _, seconds in spent)
-        since = self._waiting.get(who)
-        if used < self.frame_share * self.window or (
-            since is not None and now - since >= self.max_wait
-        ):
-            self._waiting.pop(who, None)
-            return True
-        if since is None:
-            self._waiting[who] = now
-        return False
-
-    def spent(self, seconds: float, now: float | None = None) -> None:
-        """A frame was shown; it took the loop ``seconds``."""
-        self._spent.append((time.perf_counter() if now is None else now, float(seconds)))
-        if len(self._spent) > 1000:  # (only the last window counts)
-            self._spent.popleft()
-
-    def forget(self, who: Any) -> None:
-        """``who``'s run ended: it no longer waits."""
-        self._waiting.pop(who, None)
 
     def update(self, lag: float) -> float:
         """Fold one lag sample in (an average over ~5 samples); return the new interval."""
@@ -153,7 +95,7 @@ class LoopPacer:
 
     def start(self) -> bool:
         """Start probing the running event loop (idempotent); ``False`` without a loop."""
-        if self.started:
+        if self._task is not None and not self._task.done():
             return True
         try:
             loop = asyncio.get_running_loop()

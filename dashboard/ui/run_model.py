@@ -209,12 +209,8 @@ class RunModel(param.Parameterized):
             return False
         try:
             # On Dask a frame is shown at most every PACER.interval while the server's loop is
-            # behind, and only when the loop has room for it (PACER.admit: a class's frames
-            # come back in bursts); the next one is computed meanwhile, so it is ready when due.
-            due = self.engine != "dask" or (
-                time.perf_counter() - self._shown_at >= PACER.interval
-                and (not self.handle.ready or PACER.admit(self))
-            )
+            # behind (pacing.py); the next one is computed meanwhile, so it is ready when due.
+            due = self.engine != "dask" or time.perf_counter() - self._shown_at >= PACER.interval
             changed = self._collect() if due else False
             if self.status == "running" and self.handle is not None and not self.handle.busy:
                 self._ask(seconds=seconds)
@@ -305,7 +301,6 @@ class RunModel(param.Parameterized):
         self._collect()
 
     def _drop(self) -> None:
-        PACER.forget(self)
         handle, self.handle, self.sim = self.handle, None, None
         if handle is not None:
             handle.close()

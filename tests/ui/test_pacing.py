@@ -64,38 +64,3 @@ def test_probe_measures_a_blocked_loop():
 
     asyncio.run(busy_loop())
     assert p.lag > 0.02 and p.stride > 1  # first the small plots are updated less often
-
-
-def test_frames_of_a_burst_are_spread_over_windows():
-    p = LoopPacer(window=0.1, frame_share=0.5, max_wait=1.0)
-    assert p.admit("a", now=0.0)
-    p.spent(0.03, now=0.03)
-    assert p.admit("b", now=0.031)  # 30 ms of 50 used
-    p.spent(0.03, now=0.061)
-    assert not p.admit("c", now=0.062)  # the loop reads its sockets before the next frame
-    assert not p.admit("c", now=0.12)  # 30 ms still in the window
-    assert p.admit("c", now=0.17)  # the burst left the window
-    assert "c" not in p._waiting
-
-
-def test_nobody_waits_longer_than_max_wait_however_busy_the_loop():
-    p = LoopPacer(window=0.1, frame_share=0.5, max_wait=0.3)
-    now, waited = 0.0, None
-    while now < 2.0:
-        p.spent(0.08, now=now)  # others' frames fill every window
-        if p.admit("slow", now=now):
-            waited = now
-            break
-        now += 0.05
-    assert waited is not None and 0.3 <= waited <= 0.35
-
-
-def test_admission_is_neutral_until_the_pacer_runs_and_forget_clears_a_waiter():
-    p = LoopPacer()
-    for _ in range(50):
-        p.spent(1.0)
-    assert p.admit("x")  # no running loop: no gate (notebooks, panel serve, tests)
-    assert not p.admit("x", now=time.perf_counter())  # the gate itself is shut
-    assert "x" in p._waiting
-    p.forget("x")
-    assert "x" not in p._waiting
