@@ -286,6 +286,8 @@ class DashboardApp(pn.viewable.Viewer):
         try:
             if not document.page_connected(self._doc):
                 return False  # the page is gone: push nothing (dispose() ends the run)
+            if document.page_behind(self._doc):
+                return False  # the browser has not taken the last frame yet: skip this one
             budget = self.frame_budget()
             start = time.perf_counter()
             if not document.needs_callback(self._doc):

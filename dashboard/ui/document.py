@@ -13,7 +13,14 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["holds_lock", "in_document", "needs_callback", "page_connected", "periodic"]
+__all__ = [
+    "holds_lock",
+    "in_document",
+    "needs_callback",
+    "page_behind",
+    "page_connected",
+    "periodic",
+]
 
 
 def _session(doc: Any) -> Any:
@@ -30,6 +37,30 @@ def page_connected(doc: Any) -> bool:
     if session is None:
         return True
     return not session.destroyed and session.connection_count > 0
+
+
+def page_behind(doc: Any) -> bool:
+    """True while a served page has not received everything already sent to it: its
+    websocket still has bytes the socket would not take (Tornado's ``IOStream.writing()``).
+
+    A browser that draws frames slower than the server sends them (a weak laptop, a
+    projector's machine, headless Chromium on a busy box) otherwise gets a growing queue of
+    frames, and its Pause shows up only after all of them: measured, a page still showed
+    "running" 2 s after Pause with ~1,000 unsent writes queued.  The app skips a frame
+    while the page is behind.  Reads Bokeh's ``ServerSession._subscribed_connections`` and
+    ``ServerConnection._socket`` (private; ``tests/ui/test_canaries.py``); False without a
+    server or when the streams cannot be seen.
+    """
+    session = _session(doc)
+    if session is None:
+        return False
+    for conn in list(getattr(session, "_subscribed_connections", ()) or ()):
+        ws = getattr(getattr(conn, "_socket", None), "ws_connection", None)
+        stream = getattr(ws, "stream", None)
+        writing = getattr(stream, "writing", None)
+        if writing is not None and writing():
+            return True
+    return False
 
 
 def holds_lock(session: Any) -> bool:

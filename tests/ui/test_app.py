@@ -624,3 +624,43 @@ def test_no_frames_are_pushed_to_a_page_whose_socket_closed():
     app._doc.session_context.session.connection_count = 1  # the page reconnected
     assert app.tick() is True and app.run_model.t > t
     app.dispose()
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.busy = False
+
+    def writing(self) -> bool:
+        return self.busy
+
+
+def _conn(stream: _Stream):
+    class WS:
+        pass
+
+    class Socket:
+        pass
+
+    class Conn:
+        pass
+
+    ws, sock, conn = WS(), Socket(), Conn()
+    ws.stream, sock.ws_connection, conn._socket = stream, ws, sock
+    return conn
+
+
+def test_a_page_that_has_not_taken_the_last_frame_gets_no_new_one():
+    app = small_app()
+    app.run()
+    stream = _Stream()
+    doc = _ServedDoc()
+    doc.session_context.session._subscribed_connections = {_conn(stream)}
+    app._doc = doc
+    stream.busy = True  # the browser is still reading the previous frame
+    t, pushed = app.run_model.t, app.plots["regret"].sent
+    for _ in range(3):
+        assert app.tick() is False
+    assert app.run_model.t == t and app.plots["regret"].sent == pushed
+    stream.busy = False  # it caught up
+    assert app.tick() is True and app.run_model.t > t
+    app.dispose()

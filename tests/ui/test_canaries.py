@@ -367,3 +367,53 @@ def test_finished_result_falls_back_to_result_for_other_futures():
             return "via result()"
 
     assert _finished_result(Plain()) == "via result()"
+
+
+def test_a_served_pages_websocket_stream_says_when_it_is_still_writing():
+    """``dashboard/ui/document.py page_behind`` reads Bokeh's
+    ``ServerSession._subscribed_connections`` -> ``ServerConnection._socket`` (the Tornado
+    handler) -> ``ws_connection.stream.writing()``; here on a real Tornado websocket."""
+    import asyncio
+
+    from bokeh.server.connection import ServerConnection
+    from bokeh.server.session import ServerSession
+    from tornado.iostream import BaseIOStream
+    from tornado.web import Application
+    from tornado.websocket import WebSocketHandler, websocket_connect
+
+    seen: dict[str, object] = {}
+
+    class Handler(WebSocketHandler):
+        def open(self) -> None:
+            stream = getattr(self.ws_connection, "stream", None)
+            seen["writing"] = stream.writing() if stream is not None else "missing"
+            self.close()
+
+    async def probe() -> None:
+        from tornado.httpserver import HTTPServer
+        from tornado.netutil import bind_sockets
+
+        sockets = bind_sockets(0, "127.0.0.1")
+        port = sockets[0].getsockname()[1]
+        server = HTTPServer(Application([(r"/ws", Handler)]))
+        server.add_sockets(sockets)
+        client = await websocket_connect(f"ws://127.0.0.1:{port}/ws")
+        await client.read_message()
+        server.stop()
+
+    asyncio.run(probe())
+    ok = (
+        seen.get("writing") is False
+        and callable(getattr(BaseIOStream, "writing", None))
+        and "_subscribed_connections" in ServerSession.__annotations__
+        and "_socket" in ServerConnection.__init__.__code__.co_names
+    )
+    _canary(
+        ok,
+        "bokeh ServerSession._subscribed_connections, ServerConnection._socket and tornado's "
+        "WebSocketHandler.ws_connection.stream.writing()",
+        "dashboard/ui/document.py page_behind (a page still reading gets no new frame)",
+        "https://www.tornadoweb.org/en/stable/iostream.html#tornado.iostream.BaseIOStream.writing",
+        "find another sign that a page's websocket is behind, else a slow browser queues "
+        "frames and shows Pause seconds late",
+    )
