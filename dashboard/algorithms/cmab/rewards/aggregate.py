@@ -24,8 +24,9 @@ re-evaluated with the reference function and the first maximiser in enumeration 
 exactly like ``argmax`` over the reference values.  Rows are batched over repetitions
 (leading axis ``R``) for the batched engines.
 
-One idea, kept in one module (~540 lines): the kernels, their proven error bounds and the
-refined ``argmax`` that turns them into the reference answer only make sense together.  The
+One idea: the kernels, their proven error bounds, the refined ``argmax`` that turns them into
+the reference answer and the index object that serves them to the policies (with its cache of
+reference values) only make sense together, so they stay in one module (~590 lines).  The
 reward functions and the reference ``expected_aggregate`` are in the lower module :mod:`.laws`.
 """
 
