@@ -238,17 +238,9 @@ class CovIndex:
         return out
 
 
-def index_function(
-    mu: np.ndarray,
-    G: np.ndarray,
-    inv_n: np.ndarray,
-    f: float,
-    sign: float,
-    allowed_pairs: np.ndarray | None = None,
-) -> CovIndex:
-    """``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf`` for actions with a banned pair),
-    a :class:`CovIndex`."""
-    return CovIndex(mu, G, inv_n, f, sign, allowed_pairs)
+#: ``a -> <a, mu> + sign * f ||D_n^{-1} a||_G`` (``-inf`` for actions with a banned pair): the
+#: name the policies build their index by; the set function is :class:`CovIndex` itself.
+index_function = CovIndex
 
 
 def index_values(
