@@ -22,10 +22,14 @@ measured with ``benchmarks/bench_classroom.py``):
 The app asks :meth:`FrameAck.may_send` before each frame: at most ``in_flight`` frames may be
 unacknowledged, so a slow page streams at its own pace and its Pause is at most that many
 frames away.  An acknowledgement that never comes (lost, a script error in the page) never
-freezes a page: after ``stall_after`` seconds without one the next frame goes out anyway.  A client that never acknowledges (a ``bokeh.client`` script, the classroom
-benchmark's browser-less students, a page without JavaScript) is recognised after
-``no_ack_after`` seconds without any acknowledgement and then streamed to as before.  Headless
-(notebooks, tests: no served page) nothing is gated.
+freezes a page: after ``stall_after`` seconds without one the next frame goes out anyway.
+A client that never acknowledges (a ``bokeh.client`` script, a page without JavaScript) is
+recognised after ``no_ack_after`` seconds without any acknowledgement and then streamed to
+as before.  Headless (notebooks, tests: no served page) nothing is gated.
+
+Every acknowledgement is a patch from the page, which Bokeh answers with an ``OK`` message
+written fragment by fragment; :func:`dashboard.ui.document.bokeh_sending` keeps frames from
+interleaving with those replies.
 """
 
 from __future__ import annotations

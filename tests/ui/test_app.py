@@ -649,6 +649,31 @@ def _conn(stream: _Stream):
     return conn
 
 
+def test_no_frame_is_written_while_bokeh_writes_its_own_reply_to_the_page():
+    import asyncio
+
+    from tornado.locks import Lock
+
+    app = small_app()
+    app.run()
+    conn = _conn(_Stream())
+    conn._socket.write_lock = Lock()
+    doc = _ServedDoc()
+    doc.session_context.session._subscribed_connections = {conn}
+    app._doc = doc
+    t = app.run_model.t
+    results: list[bool] = []
+
+    async def reply_in_progress() -> None:
+        with await conn._socket.write_lock.acquire():  # Bokeh mid-way through an OK reply
+            results.extend(app.tick() for _ in range(3))
+
+    asyncio.run(reply_in_progress())
+    assert results == [False, False, False] and app.run_model.t == t
+    assert app.tick() is True and app.run_model.t > t  # the reply is out: frames again
+    app.dispose()
+
+
 def test_a_page_that_has_not_taken_the_last_frame_gets_no_new_one():
     app = small_app()
     app.run()

@@ -417,3 +417,39 @@ def test_a_served_pages_websocket_stream_says_when_it_is_still_writing():
         "find another sign that a page's websocket is behind, else a slow browser queues "
         "frames and shows Pause seconds late",
     )
+
+
+def test_bokehs_websocket_write_lock_shows_when_it_is_held():
+    """``dashboard/ui/document.py bokeh_sending`` reads Bokeh's ``WSHandler.write_lock`` (a
+    ``tornado.locks.Lock``) and its private semaphore count ``_block._value``: 0 while a Bokeh
+    message is being written fragment by fragment, 1 otherwise."""
+    import asyncio
+    import inspect
+
+    from bokeh.server.views.ws import WSHandler
+    from tornado.locks import Lock
+
+    from dashboard.ui.document import bokeh_sending
+
+    class Socket:
+        write_lock = Lock()
+
+    seen: list[bool] = []
+
+    async def probe() -> None:
+        seen.append(bokeh_sending(Socket))
+        with await Socket.write_lock.acquire():
+            seen.append(bokeh_sending(Socket))
+        seen.append(bokeh_sending(Socket))
+
+    asyncio.run(probe())
+    ok = seen == [False, True, False] and "write_lock" in inspect.getsource(WSHandler.__init__)
+    _canary(
+        ok,
+        "bokeh WSHandler.write_lock (tornado.locks.Lock, held while Bokeh writes a message's "
+        "fragments) and tornado Lock._block._value",
+        "dashboard/ui/document.py bokeh_sending (no frame interleaves with a Bokeh reply)",
+        "https://www.tornadoweb.org/en/stable/locks.html#tornado.locks.Lock",
+        "find another sign that Bokeh is mid-message on a socket, else a frame written then "
+        "corrupts the page's stream (its receiver mis-assembles both messages)",
+    )
