@@ -98,14 +98,15 @@ class BatchedSemiparametricTS(PerRoundBatch):
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
         standard normals), and per repetition whether one of them is exactly 1.  Round t of
-        repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``."""
+        repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``,
+        so a window of ``W`` rounds is one run of ``W nd`` consecutive counters per stream."""
         i = t - self._u_t0
         if self._u is None or i >= self._u.shape[0] or i < 0:
-            tt = np.arange(t, t + self._z_w, dtype=np.int64)
-            counters = tt[:, None] * self._nd + np.arange(self._nd)
-            u = rnd.uniform(self._keys[None, :, None], counters[:, None, :])  # (W, R, nd)
-            self._u_one = (u == 1.0).any(axis=2)
-            self._u = u.reshape(self._z_w, self.R, self.n_mc + 1, self.d)
+            W, R = self._z_w, self.R
+            u = rnd.uniform_run(self._keys, t * self._nd, W * self._nd)  # (R, W nd)
+            self._u_one = (u == 1.0).reshape(R, W, self._nd).any(axis=2).T  # (W, R)
+            # (W, R, n_mc + 1, d): a view, round i's draws u[i] are R contiguous pieces
+            self._u = u.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
             self._u_t0, i = t, 0
         return self._u[i], self._u_one[i]
 
