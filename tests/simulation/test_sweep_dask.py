@@ -16,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 from same_numbers import assert_same_numbers  # noqa: E402
 
 from dashboard.simulation import make_spec, simulate  # noqa: E402
+from dashboard.simulation.cluster import MALLOC_ENV  # noqa: E402
 from dashboard.simulation.engine import local_cluster  # noqa: E402
 from dashboard.simulation.store import read_experiment  # noqa: E402
 from dashboard.simulation.sweep import (  # noqa: E402
@@ -50,6 +51,17 @@ def sweep_and_reference():
         shift="sine",
     )
     return sweep, run_sweep(sweep, scheduler="inprocess")
+
+
+def _malloc_env() -> dict[str, str | None]:
+    return {k: os.environ.get(k) for k in MALLOC_ENV}
+
+
+def test_workers_start_with_the_malloc_settings(client):
+    # set before the worker processes start (glibc reads them once): Dask's own
+    # MALLOC_TRIM_THRESHOLD_=65536 would make every array above 128 KB a fresh mmap
+    for env in client.run(_malloc_env).values():
+        assert env == {k: os.environ.get(k, v) for k, v in MALLOC_ENV.items()}
 
 
 def _same_rows(a, b):
