@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy.special import ndtri
 
 from dashboard.algorithms import randomness as rnd
@@ -104,7 +105,7 @@ def test_close_calls_are_recomputed_and_still_identical():
 
 
 def test_every_repetition_recomputed_gives_the_same_numbers(monkeypatch):
-    monkeypatch.setattr(spts, "thresholds", lambda v, mu, X: np.full(mu.shape[0], np.inf))
+    monkeypatch.setattr(spts, "thresholds", lambda v, mu, X, *norms: np.full(mu.shape[0], np.inf))
     eng = _run_both(BatchedSemiparametricTS, 5, 10, "log", 50, seed=5)
     assert eng.recomputed == 4 * 51  # 50 rounds and the final action_distributions()
 
@@ -193,6 +194,39 @@ def test_certified_best_flags_ties_and_close_calls_only():
     best, ok = ca.certified_best(scores.copy(), np.full(5, 1e-6))
     assert np.array_equal(best, np.argmax(scores, axis=2))
     assert ok.tolist() == [True, False, False, False, False]
+
+
+def former_certified_best(scores, threshold):
+    """The former certificate: count the scores above ``top - threshold`` (S when certified)."""
+    R, S, K = scores.shape
+    best = np.argmax(scores, axis=2)
+    flat = best.reshape(-1) + np.arange(0, R * S * K, K)
+    top = scores.reshape(-1).take(flat).reshape(R, S)
+    finite = np.isfinite(top).all(axis=1)
+    top -= threshold[:, None]
+    close = (scores > top[:, :, None]).reshape(R, -1).sum(axis=1)
+    return best, finite & (close == S)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 5), st.integers(1, 6)),
+    data=st.data(),
+)
+def test_certified_best_equals_the_former_count(shape, data):
+    # few distinct values make ties and close calls common; NaN and inf at the boundaries
+    values = st.sampled_from([0.0, 1.0, 1.0 + 1e-7, 1.0 - 1e-7, 2.0, -3.0, np.inf, -np.inf])
+    scores = data.draw(hnp.arrays(np.float64, shape, elements=values))
+    if data.draw(st.booleans()):
+        scores.reshape(-1)[data.draw(st.integers(0, scores.size - 1))] = np.nan
+    threshold = np.full(shape[0], data.draw(st.sampled_from([1e-9, 1e-6, 0.5])))
+    best, ok = ca.certified_best(scores.copy(), threshold)
+    old_best, old_ok = former_certified_best(scores.copy(), threshold)
+    assert np.array_equal(best, old_best)
+    if np.isnan(scores).any():
+        assert not np.any(ok & ~old_ok)  # never certifies what the former check did not
+    else:
+        assert np.array_equal(ok, old_ok)
 
 
 def test_thresholds_grow_with_the_exploration_scale():

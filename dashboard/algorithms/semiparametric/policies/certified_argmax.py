@@ -31,7 +31,14 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
-__all__ = ["MANTISSA_BITS", "TABLE_ERROR", "approx_normal", "certified_best", "thresholds"]
+__all__ = [
+    "MANTISSA_BITS",
+    "TABLE_ERROR",
+    "approx_normal",
+    "certified_best",
+    "feature_norms",
+    "thresholds",
+]
 
 #: Mantissa bits of ``w`` resolved by the table (2^9 segments per octave, 54 octaves: 430 KB).
 MANTISSA_BITS = 9
@@ -80,32 +87,51 @@ def approx_normal(u: np.ndarray) -> np.ndarray:
     return np.copysign(z, u - 0.5, out=z)
 
 
-def thresholds(v: float, mu_hat: np.ndarray, X: np.ndarray) -> np.ndarray:
+def feature_norms(X: np.ndarray) -> tuple[float, float]:
+    """``(max_i ||x_i||_2, max_i ||x_i||_1)`` of the features ``X`` (K, d), for
+    :func:`thresholds` (constant over a run: engines compute them once)."""
+    x2 = float(np.sqrt((X * X).sum(axis=1)).max())
+    x1 = float(np.abs(X).sum(axis=1).max())
+    return x2, x1
+
+
+def thresholds(
+    v: float, mu_hat: np.ndarray, X: np.ndarray, norms: tuple[float, float] | None = None
+) -> np.ndarray:
     """Per repetition, the score margin above which an arg-max of approximate scores is the
     exact one, for ``B >= I`` (so ``||L^-1||_2 <= 1``): the normals' error moves a difference
     of two scores by at most ``2 v eps max_i ||L^-1 x_i||_1 <= 2 v eps sqrt(d) max_i ||x_i||_2``,
     and rounding by less than ``1e-9 (1 + S)`` with ``S = (max|mu_hat| + Z_MAX v sqrt(d))
     max_i ||x_i||_1`` (every term of a score is below ``S``).
 
-    ``mu_hat`` (R, d), ``X`` (K, d); returns (R,)."""
+    ``mu_hat`` (R, d), ``X`` (K, d), ``norms`` = :func:`feature_norms` of ``X`` if known;
+    returns (R,)."""
     d = X.shape[1]
     root_d = 1.01 * math.sqrt(d)  # 1.01: B >= I holds up to rounding
-    x2 = float(np.sqrt((X * X).sum(axis=1)).max())
-    x1 = float(np.abs(X).sum(axis=1).max())
-    size = (np.abs(mu_hat).max(axis=1) + Z_MAX * v * root_d) * x1
-    return 2.02 * v * TABLE_ERROR * root_d * x2 + ROUNDING_SLACK * (1.0 + size)
+    x2, x1 = feature_norms(X) if norms is None else norms
+    size = np.abs(mu_hat).max(axis=1)
+    size += Z_MAX * v * root_d
+    size *= x1
+    size += 1.0
+    size *= ROUNDING_SLACK
+    size += 2.02 * v * TABLE_ERROR * root_d * x2
+    return size
 
 
 def certified_best(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Arg-max over the last axis of ``scores`` (R, S, K) and, per repetition, whether each of
     its ``S`` maxima is finite and the only score within ``threshold[r]`` of it (so the exact
-    scores have the same arg-max)."""
+    scores have the same arg-max).  ``scores`` is overwritten (its maxima become ``-inf``).
+
+    The runner-up test compares the second-largest score of each row with ``top -
+    threshold``: with ``threshold > 0`` this is "no other score exceeds ``top - threshold``";
+    a NaN anywhere only makes the check fail (the caller then recomputes exactly)."""
     R, S, K = scores.shape
     best = np.argmax(scores, axis=2)
     flat = best.reshape(-1) + np.arange(0, R * S * K, K)
     top = scores.reshape(-1).take(flat).reshape(R, S)
     finite = np.isfinite(top).all(axis=1)
     top -= threshold[:, None]
-    # each finite maximum counts itself: the total is S exactly when no runner-up is close
-    close = (scores > top[:, :, None]).reshape(R, -1).sum(axis=1)
-    return best, finite & (close == S)
+    scores.reshape(-1)[flat] = -np.inf
+    second = scores.max(axis=2) if K > 1 else np.full((R, S), -np.inf)
+    return best, finite & (second <= top).all(axis=1)

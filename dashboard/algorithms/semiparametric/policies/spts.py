@@ -32,7 +32,7 @@ from scipy.special import ndtri
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration, Constant
-from .certified_argmax import approx_normal, certified_best, thresholds
+from .certified_argmax import approx_normal, certified_best, feature_norms, thresholds
 from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
@@ -94,6 +94,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
+        self._norms = feature_norms(self.X)
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
@@ -125,7 +126,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
             mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
             scores = approx_normal(u) @ (self.v * (inv_L @ self._XT))  # x_i^T (mu~ - mu_hat)
             scores += (mu @ self._XT)[:, None, :]
-            best, ok = certified_best(scores, thresholds(self.v, mu, self.X))
+            best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
             redo = np.flatnonzero(~ok | has_one)
             self.recomputed += int(redo.size)
         else:
