@@ -169,6 +169,23 @@ def test_paper_protocol_panel_on_the_cluster_equals_in_process(client):
     assert_same_numbers(there.result, here.result)
 
 
+def test_pooled_panels_on_the_cluster_equal_separate_panels(client):
+    """A figure's panels run as one pool of tasks (longest first, whole batches) give each
+    panel exactly its own run's numbers and tuning choices."""
+    from dashboard.simulation.tuning import panel_job, run_panel, run_panels
+
+    algs, tune = ["SBE", "BOSE", "SP-TS"], ("BOSE",)
+    shifts = ("log", "sine")
+    args = [("semiparametric", {"d": 3, "K": 5, "shift": s}, algs, 150, 3, 1) for s in shifts]
+    pooled = run_panels([panel_job(*a, tune=tune) for a in args], client=client)
+    here = run_panels([panel_job(*a, tune=tune) for a in args], scheduler="inprocess")
+    for a, there, mine in zip(args, pooled, here):
+        alone = run_panel(*a, tune=tune, scheduler="inprocess")
+        for run in (there, mine):
+            assert run.chosen == alone.chosen and run.regret_by_c == alone.regret_by_c
+            assert_same_numbers(run.result, alone.result)
+
+
 def test_a_served_class_embedded_cluster_is_reused_by_sweeps(sweep_and_reference, monkeypatch):
     """``serve`` starts the embedded cluster and exports its address in the environment; a
     sweep (or any later get_client()) must reuse that client, not close the cluster."""
