@@ -121,17 +121,20 @@ def thresholds(
 def certified_best(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Arg-max over the last axis of ``scores`` (R, S, K) and, per repetition, whether each of
     its ``S`` maxima is finite and the only score within ``threshold[r]`` of it (so the exact
-    scores have the same arg-max).  ``scores`` is overwritten (its maxima become ``-inf``).
+    scores have the same arg-max).  ``scores`` is not modified.
 
-    The runner-up test compares the second-largest score of each row with ``top -
-    threshold``: with ``threshold > 0`` this is "no other score exceeds ``top - threshold``";
-    a NaN anywhere only makes the check fail (the caller then recomputes exactly)."""
+    With positive thresholds and finite maxima every row has at least one score above ``top -
+    threshold`` (its maximum), so a total of ``R S`` over the whole array certifies every
+    repetition at once (the common case: one count); otherwise the count is per
+    repetition."""
     R, S, K = scores.shape
     best = np.argmax(scores, axis=2)
     flat = best.reshape(-1) + np.arange(0, R * S * K, K)
     top = scores.reshape(-1).take(flat).reshape(R, S)
     finite = np.isfinite(top).all(axis=1)
     top -= threshold[:, None]
-    scores.reshape(-1)[flat] = -np.inf
-    second = scores.max(axis=2) if K > 1 else np.full((R, S), -np.inf)
-    return best, finite & (second <= top).all(axis=1)
+    close = scores > top[:, :, None]
+    if finite.all() and (threshold > 0).all() and np.count_nonzero(close) == R * S:
+        return best, finite
+    # each finite maximum counts itself: the total is S exactly when no runner-up is close
+    return best, finite & (close.reshape(R, -1).sum(axis=1) == S)
