@@ -308,7 +308,8 @@ def run_pool(horizon: int = 5000) -> dict[str, Any]:
         params = {k: dict(v) for k, v in panel.params.items()}
         args.append((problem, spec, list(panel.algorithms), horizon, 10, 0, params))
     with local_cluster(2) as cluster, Client(cluster, set_as_default=False) as client:
-        client.run(lambda: None)  # workers up
+        # warm-up: every worker imports the package and builds the instances once
+        run_panels([panel_job(*a[:3], 50, 10, *a[5:]) for a in args], client=client)
         start = time.perf_counter()
         separate = [run_panel(*a, client=client) for a in args]
         t_sep = time.perf_counter() - start
@@ -316,7 +317,7 @@ def run_pool(horizon: int = 5000) -> dict[str, Any]:
         pooled = run_panels([panel_job(*a) for a in args], client=client)
         t_pool = time.perf_counter() - start
     same = all(
-        np.array_equal(x.result[alg].cum_regret, y.result[alg].cum_regret)
+        np.array_equal(x.result[alg].regret, y.result[alg].regret)
         for x, y in zip(separate, pooled)
         for alg in args[0][2]
     )
