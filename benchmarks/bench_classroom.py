@@ -8,7 +8,9 @@ finds the Run and Pause buttons and the progress text in the pulled document by 
 classes (``run-button``, ``pause-button``, ``progress-text``), presses buttons by sending the
 same ``button_click`` event a browser sends, and reads the server's document patches without
 applying them to a document (so the clients cost the shared CPU as little as possible; a
-browser renders, these only parse JSON).
+browser renders, these only parse JSON).  Like the page's JavaScript, a student acknowledges
+each numbered frame at once (``frame-sent`` -> ``frame-ack``, dashboard/ui/frame_ack.py; the
+server sends a page at most two unacknowledged frames); ``--no-ack`` students never do.
 
 Each student opens ``/dashboard?horizon=200000&runs=8&speed=normal`` (the cmab defaults
 otherwise: d = 20, m = 3, CUCB, AROQ-CMAB and SROQ-CMAB), and for each class size N:
@@ -236,6 +238,7 @@ class Student:
     bytes_in: int = 0
     closed: bool = False
     error: str = ""
+    no_ack: bool = False  # --no-ack: a client that never acknowledges frames
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _reader: Any = None
 
@@ -322,8 +325,15 @@ class Student:
                 now = time.monotonic()
                 self.messages += 1
                 data = False
+                frame = None
                 for ev in message.content.get("events", []):
                     kind = ev.get("kind")
+                    if (
+                        kind == "ModelChanged"
+                        and ev.get("attr") == "tags"
+                        and (ev.get("model") or {}).get("id") == self.ids.get("frame-sent")
+                    ):
+                        frame = ev.get("new")
                     if kind in _DATA_KINDS or (kind == "ModelChanged" and ev.get("attr") == "data"):
                         data = True
                     elif (
@@ -343,12 +353,31 @@ class Student:
                                 self.error = "the page showed an error"
                             self._changed.set()
                 self.data_messages += data
+                if frame is not None:
+                    await self._acknowledge(frame)
         except Exception as exc:  # a closed socket ends the reader
             if not self.closed:
                 self.error = f"{type(exc).__name__}: {exc}"
         finally:
             self.closed = True
             self._changed.set()
+
+    async def _acknowledge(self, frame: Any) -> None:
+        """Acknowledge a numbered frame as the page's JavaScript does once it drew it
+        (dashboard/ui/frame_ack.py): ``frame-sent``'s tags ``[n]`` go to ``frame-ack``'s tags;
+        the server sends a page at most a couple of frames it has not acknowledged."""
+        from bokeh.protocol.messages.patch_doc import patch_doc
+
+        if self.no_ack or "frame-ack" not in self.ids:
+            return
+        event = {
+            "kind": "ModelChanged",
+            "model": {"id": self.ids["frame-ack"]},
+            "attr": "tags",
+            "new": frame,
+        }
+        msg = patch_doc(patch_doc.create_header(), {}, {"events": [event]})
+        await msg.send(self._conn)
 
     async def click(self, which: str) -> float:
         """Send a button's click (as BokehJS does); returns the monotonic send time."""
@@ -433,7 +462,7 @@ class Student:
 
 def _find_ids(doc: dict[str, Any]) -> dict[str, str]:
     """Model ids of the controls, found by their CSS classes in the pulled document."""
-    wanted = {"run-button", "pause-button", "progress-text"}
+    wanted = {"run-button", "pause-button", "progress-text", "frame-sent", "frame-ack"}
     found: dict[str, str] = {}
     stack: list[Any] = [doc]
     while stack:
@@ -520,12 +549,13 @@ async def run_class(
     seed: int,
     timeout: float,
     idle_timeout: float = 60.0,
+    no_ack: bool = False,
 ) -> dict[str, Any]:
     """One class of ``n`` students (see the module docstring); returns its measurements."""
     rng = random.Random(seed)
     load = os.getloadavg()
     tb_before = server.tracebacks()
-    students = [Student(server.port, query, i) for i in range(n)]
+    students = [Student(server.port, query, i, no_ack=no_ack) for i in range(n)]
     lag = LoopLag()
     t0 = time.monotonic()
     connected: list[Student] = []
@@ -675,6 +705,7 @@ def bench(
     timeout: float = 60.0,
     seed: int = 0,
     idle_timeout: float = 60.0,
+    no_ack: bool = False,
 ) -> dict[str, Any]:
     """Start a server, run ``classes`` classes of each size in ``students``, stop the server."""
     query = f"horizon={horizon}&runs={runs}&speed={speed}"
@@ -692,6 +723,7 @@ def bench(
             "classes_per_size": classes,
             "idle_cpu_percent": idle_cpu,
             "server_args": list(server_args or []),
+            "students_acknowledge_frames": not no_ack,
         },
         "server_log": str(log),
         "results": [],
@@ -723,6 +755,7 @@ def bench(
                         seed + 100 * n + c,
                         timeout,
                         idle_timeout,
+                        no_ack,
                     )
                 )
                 row["class"] = c + 1
@@ -864,6 +897,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--settle", type=float, default=25.0, help="seconds after a class before RSS")
     p.add_argument("--timeout", type=float, default=60.0, help="per connect / per awaited patch")
     p.add_argument("--server-arg", action="append", default=[], help="extra `serve` argument")
+    p.add_argument(
+        "--no-ack",
+        action="store_true",
+        help="students do not acknowledge frames (a browser's page does; the server then "
+        "streams as to a client without JavaScript)",
+    )
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.add_argument("--out", help="write the report here too")
     args = p.parse_args(argv)
@@ -884,6 +923,7 @@ def main(argv: list[str] | None = None) -> int:
         settle=args.settle,
         server_args=args.server_arg,
         timeout=args.timeout,
+        no_ack=args.no_ack,
     )
     text = (
         json.dumps(result, indent=1, default=str) if args.format == "json" else to_markdown(result)

@@ -45,8 +45,11 @@ _COST_US: dict[str, tuple[float, float]] = {
     "aroq-cmab": (10.0, 1.0),
     "alpha-aroq-cmab": (12.0, 1.0),
     "sroq-cmab": (12.0, 1.0),
-    "aroq-c-cmab": (220.0, 2.0),
-    "sroq-c-cmab": (220.0, 2.0),
+    # re-measured 2026-12-01 at d = 20, m = 3, R = 16 (vectorised covariance index, issue 9),
+    # machine at load 3: AROQ-C 29 us (T = 5000) / 8 us (T = 2x10^4), SROQ-C 37 / 13 us per
+    # round per run, start-up included (the warm-up dominates); was 220 us before those engines
+    "aroq-c-cmab": (60.0, 2.0),
+    "sroq-c-cmab": (60.0, 2.0),
     "ols-ucb-c": (5000.0, 3.0),
     "aroq-gr-cmab": (300.0, 1.0),
     "sroq-gr-cmab": (450.0, 1.0),

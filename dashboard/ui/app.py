@@ -39,6 +39,7 @@ from . import document
 from .board import PlotBoard
 from .constants import ConstantsEditor
 from .controls import RunControls
+from .frame_ack import FrameAck
 from .lesson_view import LessonPane
 from .model import Config, RunModel
 from .pacing import PACER
@@ -172,6 +173,8 @@ class DashboardApp(pn.viewable.Viewer):
             on_start=self.start_lesson, on_preset=self.load_lesson_preset
         )
         self.board = PlotBoard(plot_modules)
+        #: the page acknowledges frames; a slow one gets them at its own pace (frame_ack.py)
+        self.frame_ack = FrameAck(served=lambda: document.served(self._doc))
         self.saved_view = SavedOverlay(
             lambda saved: self._in_document(lambda: self.board.set_saved(saved))
         )
@@ -187,7 +190,10 @@ class DashboardApp(pn.viewable.Viewer):
         # Live run / Sweep / Play tabs (the last two built on first open)
         self.pages = PageTabs(config, self.sidebar, self.main, sweep_options)
         self._layout = pn.Row(
-            pn.Column(self.pages.side, width=340), self.pages, sizing_mode="stretch_width"
+            pn.Column(self.pages.side, width=340),
+            self.pages,
+            self.frame_ack,
+            sizing_mode="stretch_width",
         )
         c = self.config
         c.param.watch(self._on_status, ["errors", "problem", "algorithm_options"])
@@ -286,8 +292,8 @@ class DashboardApp(pn.viewable.Viewer):
         try:
             if not document.page_connected(self._doc):
                 return False  # the page is gone: push nothing (dispose() ends the run)
-            if document.page_behind(self._doc):
-                return False  # the browser has not taken the last frame yet: skip this one
+            if document.page_behind(self._doc) or not self.frame_ack.may_send():
+                return False  # the browser has not taken the last frames yet: skip this one
             budget = self.frame_budget()
             start = time.perf_counter()
             if not document.needs_callback(self._doc):
@@ -423,6 +429,7 @@ class DashboardApp(pn.viewable.Viewer):
             # a busy server updates the small plots every few frames (pacing.py)
             self.board.push(self.run_model.result, full=full, stride=PACER.stride)
             self._on_status()
+            self.frame_ack.sent()  # numbered in the frame's own patch (frame_ack.py)
 
     def _in_document(self, change: Any) -> None:
         document.in_document(self._doc, change)
@@ -509,7 +516,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     template = page_template(
         "Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
         sidebar=[app.pages.side],
-        main=[app.pages],
+        main=[app.pages, app.frame_ack],
         sidebar_width=360,
     )
     template.app = app  # handle for tests and notebooks

@@ -20,12 +20,19 @@ __all__ = [
     "page_behind",
     "page_connected",
     "periodic",
+    "served",
 ]
 
 
 def _session(doc: Any) -> Any:
     ctx = getattr(doc, "session_context", None)
     return None if ctx is None else ctx.session
+
+
+def served(doc: Any) -> bool:
+    """Whether ``doc`` belongs to a served session (a page over a websocket); False
+    headless (notebooks, tests)."""
+    return getattr(doc, "session_context", None) is not None
 
 
 def page_connected(doc: Any) -> bool:

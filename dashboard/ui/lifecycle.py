@@ -6,10 +6,10 @@ Bokeh discards a session some time after its page closed (``serve`` sets
 state would sit on a Dask worker for up to 20 s, and a tab left open on a paused or finished
 run would hold it for the whole lesson.  :class:`SessionReaper`, one per served dashboard
 session (``python -m dashboard serve`` attaches it, see :func:`watch_session`), checks its
-session every two seconds from a periodic callback (on the event loop, under the document
+session every half second from a periodic callback (on the event loop, under the document
 lock, so every change it makes to the page is safe):
 
-* the page's socket has been closed for ``closed_seconds`` (default 2 s): the run is released
+* the page's socket has been closed for ``closed_seconds`` (default 1 s): the run is released
   at once (:meth:`RunModel.release <dashboard.ui.run_model.RunModel.release>`), long before
   Bokeh discards the session;
 * the run is not running and nobody pressed a button for ``idle_seconds`` (default
@@ -74,7 +74,7 @@ class SessionReaper:
         run_model: RunModel,
         doc: Any = None,
         idle: float | None = None,
-        closed_seconds: float = 2.0,
+        closed_seconds: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.run_model = run_model
@@ -100,7 +100,7 @@ class SessionReaper:
         return None
 
 
-def watch_session(app: Any, period_ms: int = 2000, **kwargs: Any) -> SessionReaper:
+def watch_session(app: Any, period_ms: int = 500, **kwargs: Any) -> SessionReaper:
     """Attach a :class:`SessionReaper` to a served dashboard (``app``: a
     :class:`~dashboard.ui.app.DashboardApp`), checked every ``period_ms`` by a periodic
     callback of the current session, start the process's frame pacer

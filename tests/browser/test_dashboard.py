@@ -334,6 +334,35 @@ def test_run_streams_growing_data_and_progress(page, served_app, artifacts):
     assert page.console_errors == []
 
 
+_FRAME_ACK_JS = """() => {
+  let sent = null, ack = null;
+  for (const m of Bokeh.documents[0].all_models) {
+    const css = m.css_classes || [];
+    if (css.includes('frame-sent')) sent = Number(m.tags[0]);
+    if (css.includes('frame-ack')) ack = Number(m.tags[0]);
+  }
+  return [sent, ack];
+}"""
+
+
+def test_the_page_acknowledges_frames_and_never_has_more_than_two_unacknowledged(page, served_app):
+    # max speed: the server could send frames faster than the page draws them
+    _open(page, served_app, "horizon=1000000&runs=4&speed=max")
+    _click(page, "run-button")
+    _running(page, "CUCB")
+    seen = []
+    for _ in range(12):
+        sent, ack = page.evaluate(_FRAME_ACK_JS)
+        seen.append((sent, ack))
+        assert sent is not None and ack is not None, seen
+        assert 0 <= sent - ack <= 2, seen  # at most two frames on their way (frame_ack.py)
+        time.sleep(0.25)
+    assert seen[-1][1] > seen[0][1] >= 1, seen  # the page keeps acknowledging new frames
+    _click(page, "pause-button")
+    _poll(lambda: _progress(page)[2] == "paused")
+    assert page.console_errors == []
+
+
 # ---------- 4. pause / resume / step / reset
 def test_pause_resume_step_and_reset(page, served_app):
     _open(page, served_app, SLOW)

@@ -1,0 +1,135 @@
+"""Frame acknowledgement: a served page gets its next frame only after it took the last ones.
+
+A browser that draws slower than the server sends (a weak laptop, the projector's machine,
+headless Chromium on a busy box) otherwise falls behind by a growing queue of frames: the
+server's socket, the kernel's buffers and the browser's own message queue all hold frames it
+has not drawn yet, and the student's Pause shows only after all of them.  Measured before this
+module: a page streaming at "max" speed showed "paused" 47 s after its Pause, although the
+server had stopped at once (:func:`dashboard.ui.document.page_behind` sees only the server's
+own socket buffer, not the kernel's or the browser's).
+
+:class:`FrameAck` closes the loop with two hidden Bokeh ``Div`` models (plain Bokeh models, not
+Panel widgets: Panel's widget machinery cost ~5 ms of the server's loop per frame and page,
+measured with ``benchmarks/bench_classroom.py``):
+
+* ``frame-sent``: the server sets its ``tags`` to ``[frame number]`` in the same document patch
+  as the frame's data (the app calls :meth:`FrameAck.sent` inside its ``hold``);
+* ``frame-ack``: a JavaScript callback on ``frame-sent`` copies the number to this model's
+  ``tags`` once the browser has handled that patch and painted (``requestAnimationFrame`` when
+  the page is visible; a timer in a hidden tab, which browsers slow to about once a second),
+  and Bokeh syncs the change back to the server.
+
+The app asks :meth:`FrameAck.may_send` before each frame: at most ``in_flight`` frames may be
+unacknowledged, so a slow page streams at its own pace and its Pause is at most that many
+frames away.  A client that never acknowledges (a ``bokeh.client`` script, the classroom
+benchmark's browser-less students, a page without JavaScript) is recognised after
+``no_ack_after`` seconds without any acknowledgement and then streamed to as before.  Headless
+(notebooks, tests: no served page) nothing is gated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+from bokeh.models import Column as BkColumn
+from bokeh.models import CustomJS, Div
+
+__all__ = ["ACK_JS", "FrameAck"]
+
+#: Runs in the browser when ``frame-sent``'s tags change: acknowledge after the next paint.
+ACK_JS = """
+const n = Number(cb_obj.tags[0]);
+const done = () => {
+  const seen = ack.tags.length ? Number(ack.tags[0]) : 0;
+  if (seen < n) { ack.tags = [n]; }
+};
+if (document.visibilityState === "visible") {
+  requestAnimationFrame(() => setTimeout(done, 0));
+} else {
+  setTimeout(done, 0);
+}
+"""
+
+
+class FrameAck(pn.viewable.Viewer):
+    """Count the frames sent to a page and the ones it acknowledged.
+
+    Parameters
+    ----------
+    in_flight : int
+        Frames that may be sent and not yet acknowledged (>= 1).
+    no_ack_after : float
+        Seconds after the first frame without any acknowledgement after which the client is
+        taken for one that never acknowledges (then nothing is gated).
+    served : callable
+        ``served() -> bool``: whether the page is a served one (gating only applies there).
+    clock : callable
+        Monotonic clock (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        in_flight: int = 2,
+        no_ack_after: float = 5.0,
+        served: Callable[[], bool] = lambda: True,
+        clock: Callable[[], float] = time.monotonic,
+        **params: Any,
+    ) -> None:
+        super().__init__(**params)
+        if int(in_flight) < 1:
+            raise ValueError(f"in_flight must be at least 1, got {in_flight}")
+        self.in_flight = int(in_flight)
+        self.no_ack_after = float(no_ack_after)
+        self._served = served
+        self._clock = clock
+        self.sent_count = 0
+        self.acked = 0
+        self._first_sent_at: float | None = None
+        self.sent_model = Div(visible=False, tags=[0], css_classes=["frame-sent"])
+        self.ack_model = Div(visible=False, tags=[0], css_classes=["frame-ack"])
+        self.sent_model.js_on_change("tags", CustomJS(args={"ack": self.ack_model}, code=ACK_JS))
+        self.ack_model.on_change("tags", self._on_ack)
+
+    @property
+    def acknowledging(self) -> bool:
+        """Whether the page acknowledges frames (or may still start to: the grace period
+        after its first frame); ``False`` for a client that never did."""
+        if self.acked > 0 or self._first_sent_at is None:
+            return True
+        return self._clock() - self._first_sent_at < self.no_ack_after
+
+    def may_send(self) -> bool:
+        """Whether the next frame may go out now: fewer than ``in_flight`` frames await
+        their acknowledgement, or the page is not a served, acknowledging one."""
+        if not self._served() or not self.acknowledging:
+            return True
+        return self.sent_count - self.acked < self.in_flight
+
+    def sent(self) -> None:
+        """Number the frame being sent (call inside the frame's ``hold``: the number reaches
+        the page in the frame's own patch)."""
+        self.sent_count += 1
+        if self._first_sent_at is None:
+            self._first_sent_at = self._clock()
+        self.sent_model.tags = [self.sent_count]
+
+    def acknowledge(self, value: Any) -> None:
+        """Take the page's acknowledgement ``value`` (its ``tags``: ``[frame number]``); any
+        other value is ignored (it comes from the page, never trusted)."""
+        try:
+            n = int(value[0])
+        except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+            return
+        if 0 < n <= self.sent_count:
+            self.acked = max(self.acked, n)
+
+    def _on_ack(self, _attr: str, _old: Any, new: Any) -> None:
+        self.acknowledge(new)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.pane.Bokeh(
+            BkColumn(self.sent_model, self.ack_model, visible=False), visible=False, margin=0
+        )
