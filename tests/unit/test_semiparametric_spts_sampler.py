@@ -152,6 +152,15 @@ def test_single_class_runs_the_certified_engine():
 
 
 # ---------------------------------------------------------------- the table and certificate
+def test_approx_normal_into_buffers_equals_fresh_arrays():
+    # SP-TS passes a strided view of its window and reuses out / work every round
+    u = rnd.uniform_run(rnd.stream_key(2, np.arange(3), "buffers"), 0, 4 * 202)
+    view = u.reshape(3, 4, 101, 2).transpose(1, 0, 2, 3)[2]  # (R, n_mc + 1, d), strided
+    out, work = np.full(view.shape, np.nan), np.full((2, *view.shape), np.nan)
+    got = ca.approx_normal(view, out=out, work=work)
+    assert got is out and np.array_equal(got, ca.approx_normal(np.ascontiguousarray(view)))
+
+
 def test_table_error_bound_holds_on_many_uniforms_and_the_extremes():
     assert 0 < ca.TABLE_ERROR < 1e-6
     keys = rnd.stream_key(3, np.arange(8), "table")

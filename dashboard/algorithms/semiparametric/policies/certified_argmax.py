@@ -74,17 +74,26 @@ def _build() -> tuple[int, np.ndarray, np.ndarray, float]:
 _LO, _A, _B, TABLE_ERROR = _build()
 
 
-def approx_normal(u: np.ndarray) -> np.ndarray:
+def approx_normal(
+    u: np.ndarray, out: np.ndarray | None = None, work: np.ndarray | None = None
+) -> np.ndarray:
     """``Phi^-1(u)`` within :data:`TABLE_ERROR` for every ``u`` in ``(0, 1)`` (``u = 1``, where
-    ``ndtri`` is infinite, returns a finite value: callers check for it)."""
-    w = 1.0 - u  # exact for u >= 1/2 (Sterbenz)
+    ``ndtri`` is infinite, returns a finite value: callers check for it).
+
+    ``out`` (float64, ``u``'s shape) receives the result and ``work`` (float64, shape ``(2,
+    *u.shape)``, C-contiguous) is scratch, so that a caller looping over rounds allocates
+    nothing (arrays above glibc's mmap threshold would fault their pages in on every call)."""
+    if work is None:
+        work = np.empty((2, *u.shape))
+    w, i = work[0], work[1].view(np.int64)
+    np.subtract(1.0, u, out=w)  # exact for u >= 1/2 (Sterbenz)
     np.minimum(w, u, out=w)
-    i = w.view(np.int64) >> _SHIFT
+    np.right_shift(w.view(np.int64), _SHIFT, out=i)
     i -= _LO  # only w = 0 (u = 1) falls below the table: clipped
-    z = _B.take(i, mode="clip")
+    z = _B.take(i, mode="clip", out=out)
     z *= w
-    z += _A.take(i, mode="clip")  # Phi^-1(w) <= 0; copysign keeps its magnitude
-    return np.copysign(z, u - 0.5, out=z)
+    z += _A.take(i, mode="clip", out=w)  # Phi^-1(w) <= 0; copysign keeps its magnitude
+    return np.copysign(z, np.subtract(u, 0.5, out=w), out=z)
 
 
 def feature_norms(X: np.ndarray) -> tuple[float, float]:

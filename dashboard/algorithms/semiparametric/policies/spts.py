@@ -95,6 +95,11 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._XT = np.ascontiguousarray(self.X.T)
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
         self._norms = feature_norms(self.X)
+        # per-round scratch of the certified path (no large allocation in the round loop)
+        S = self.n_mc + 1
+        self._z_buf = np.empty((R, S, d))
+        self._z_work = np.empty((2, R, S, d))
+        self._scores = np.empty((R, S, self.K))
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
@@ -124,7 +129,10 @@ class BatchedSemiparametricTS(PerRoundBatch):
         if self.certify:
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
             mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
-            scores = approx_normal(u) @ (self.v * (inv_L @ self._XT))  # x_i^T (mu~ - mu_hat)
+            z = approx_normal(u, out=self._z_buf, work=self._z_work)
+            scores = np.matmul(
+                z, self.v * (inv_L @ self._XT), out=self._scores
+            )  # x_i^T (mu~ - mu_hat)
             scores += (mu @ self._XT)[:, None, :]
             best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
             redo = np.flatnonzero(~ok | has_one)
