@@ -21,7 +21,8 @@ measured with ``benchmarks/bench_classroom.py``):
 
 The app asks :meth:`FrameAck.may_send` before each frame: at most ``in_flight`` frames may be
 unacknowledged, so a slow page streams at its own pace and its Pause is at most that many
-frames away.  A client that never acknowledges (a ``bokeh.client`` script, the classroom
+frames away.  An acknowledgement that never comes (lost, a script error in the page) never
+freezes a page: after ``stall_after`` seconds without one the next frame goes out anyway.  A client that never acknowledges (a ``bokeh.client`` script, the classroom
 benchmark's browser-less students, a page without JavaScript) is recognised after
 ``no_ack_after`` seconds without any acknowledgement and then streamed to as before.  Headless
 (notebooks, tests: no served page) nothing is gated.
@@ -64,6 +65,8 @@ class FrameAck(pn.viewable.Viewer):
     no_ack_after : float
         Seconds after the first frame without any acknowledgement after which the client is
         taken for one that never acknowledges (then nothing is gated).
+    stall_after : float
+        Seconds without an acknowledgement after which one more frame is sent anyway.
     served : callable
         ``served() -> bool``: whether the page is a served one (gating only applies there).
     clock : callable
@@ -74,6 +77,7 @@ class FrameAck(pn.viewable.Viewer):
         self,
         in_flight: int = 2,
         no_ack_after: float = 5.0,
+        stall_after: float = 3.0,
         served: Callable[[], bool] = lambda: True,
         clock: Callable[[], float] = time.monotonic,
         **params: Any,
@@ -83,11 +87,14 @@ class FrameAck(pn.viewable.Viewer):
             raise ValueError(f"in_flight must be at least 1, got {in_flight}")
         self.in_flight = int(in_flight)
         self.no_ack_after = float(no_ack_after)
+        self.stall_after = float(stall_after)
+        self.stalls = 0  # frames sent although their predecessors were not acknowledged
         self._served = served
         self._clock = clock
         self.sent_count = 0
         self.acked = 0
         self._first_sent_at: float | None = None
+        self._waiting_since: float | None = None  # last send or ack while frames are out
         self.sent_model = Div(visible=False, tags=[0], css_classes=["frame-sent"])
         self.ack_model = Div(visible=False, tags=[0], css_classes=["frame-ack"])
         self.sent_model.js_on_change("tags", CustomJS(args={"ack": self.ack_model}, code=ACK_JS))
@@ -106,14 +113,22 @@ class FrameAck(pn.viewable.Viewer):
         their acknowledgement, or the page is not a served, acknowledging one."""
         if not self._served() or not self.acknowledging:
             return True
-        return self.sent_count - self.acked < self.in_flight
+        if self.sent_count - self.acked < self.in_flight:
+            return True
+        since = self._waiting_since
+        if since is not None and self._clock() - since >= self.stall_after:
+            self.stalls += 1
+            return True  # an acknowledgement got lost: never freeze the page
+        return False
 
     def sent(self) -> None:
         """Number the frame being sent (call inside the frame's ``hold``: the number reaches
         the page in the frame's own patch)."""
         self.sent_count += 1
+        now = self._clock()
         if self._first_sent_at is None:
-            self._first_sent_at = self._clock()
+            self._first_sent_at = now
+        self._waiting_since = now
         self.sent_model.tags = [self.sent_count]
 
     def acknowledge(self, value: Any) -> None:
@@ -123,8 +138,9 @@ class FrameAck(pn.viewable.Viewer):
             n = int(value[0])
         except (TypeError, ValueError, IndexError, KeyError, OverflowError):
             return
-        if 0 < n <= self.sent_count:
-            self.acked = max(self.acked, n)
+        if 0 < n <= self.sent_count and n > self.acked:
+            self.acked = n
+            self._waiting_since = None if n == self.sent_count else self._clock()
 
     def _on_ack(self, _attr: str, _old: Any, new: Any) -> None:
         self.acknowledge(new)

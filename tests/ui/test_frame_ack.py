@@ -33,15 +33,38 @@ def test_a_served_page_gets_at_most_in_flight_unacknowledged_frames():
     assert ack.acked == 1 and ack.may_send()
     ack.sent()
     assert not ack.may_send()
-    clock.now += 60  # a slow page: however long it takes, it acknowledged before
+    clock.now += 2.9  # a slow page: it has not drawn frame 2 yet
     assert not ack.may_send()
     ack.acknowledge([3])  # acknowledging the latest frame covers the older ones
-    assert ack.acked == 3 and ack.may_send()
+    assert ack.acked == 3 and ack.may_send() and ack.stalls == 0
+
+
+def test_a_lost_acknowledgement_never_freezes_the_page():
+    clock = Clock()
+    ack = FrameAck(in_flight=2, stall_after=3.0, clock=clock)
+    ack.sent()
+    ack.acknowledge([1])
+    ack.sent()
+    ack.sent()
+    assert not ack.may_send()
+    clock.now += 2.9
+    assert not ack.may_send()
+    clock.now += 0.2  # 3 s since the last frame went out, no acknowledgement
+    assert ack.may_send() and ack.stalls == 1
+    ack.sent()  # one more frame; then the page waits again
+    assert not ack.may_send()
+    clock.now += 1.0
+    ack.acknowledge([2])  # a late acknowledgement restarts the wait
+    assert not ack.may_send()
+    clock.now += 2.5
+    assert not ack.may_send()
+    clock.now += 0.6
+    assert ack.may_send() and ack.stalls == 2
 
 
 def test_a_client_that_never_acknowledges_is_streamed_to_after_the_grace_period():
     clock = Clock()
-    ack = FrameAck(in_flight=1, no_ack_after=5.0, clock=clock)
+    ack = FrameAck(in_flight=1, no_ack_after=5.0, stall_after=60.0, clock=clock)
     ack.sent()
     assert not ack.may_send() and ack.acknowledging
     clock.now += 4.9
@@ -116,6 +139,7 @@ def test_the_app_sends_a_served_page_no_frame_while_two_await_their_ack():
     app = small_app()
     app.run()
     app.frame_ack.no_ack_after = 600.0  # however slow the test machine: the page counts
+    app.frame_ack.stall_after = 600.0
     doc = _ServedDoc()
     app._doc = doc
     pushed = app.plots["regret"].sent
