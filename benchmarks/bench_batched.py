@@ -22,14 +22,33 @@ former sampler: ``ndtri`` of every uniform and the exact products), both batched
 interleaved, best of ``repeats``; the numbers must be identical, and ``recomputed`` is the
 fraction of repetition-rounds the certificate sent to the exact path.
 
-Usage: ``python benchmarks/bench_batched.py [--quick] [--sampler]`` prints a JSON dict
-(``--sampler``: only the SP-TS sampler rows); ``run(quick)`` returns it.
+Issue 9 rows (each with its own flag, side by side in one process unless said otherwise):
+
+* ``--rng``: the counter-based uniforms at the sizes SP-TS and BOSE draw them (a window of
+  ~60k values), the former implementation (a copy below: fresh temporaries for every step)
+  against :func:`~dashboard.algorithms.randomness.uniform` (in place, block by block) and
+  :func:`~dashboard.algorithms.randomness.uniform_run` (consecutive counters, cached counter
+  products); identical bits required;
+* ``--malloc``: SP-TS at d = 20, K = 30, R = 10 in fresh subprocesses under Dask's default
+  worker setting ``MALLOC_TRIM_THRESHOLD_=65536`` and under the embedded cluster's
+  :data:`~dashboard.simulation.cluster.MALLOC_ENV`: CPU and system seconds, page faults,
+  identical regrets;
+* ``--pool``: ``semi-regret``'s four panels (T = ``--pool-horizon``, R = 10, no tuning) on one
+  2-worker ``LocalCluster``, panel after panel (:func:`run_panel` each) against all panels'
+  tasks as one pool (:func:`run_panels`), wall seconds, same numbers required.
+
+Usage: ``python benchmarks/bench_batched.py [--quick] [--sampler] [--rng] [--malloc]
+[--pool]`` prints a JSON dict (``--sampler`` / ``--rng`` / ``--malloc`` / ``--pool``: only
+those rows); ``run(quick)`` returns the default rows.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -154,15 +173,184 @@ def run(quick: bool = False, seed: int = 0) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------------------ issue 9 rows
+def _former_uniform(key: Any, counter: Any) -> np.ndarray:
+    """The former ``randomness.uniform`` verbatim (a fresh array for every step)."""
+    from dashboard.algorithms.randomness import _GOLDEN, _M1, _M2, _S11, _S27, _S30, _S31
+
+    c = np.asarray(counter, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = np.asarray(key, dtype=np.uint64) + (c + np.uint64(1)) * _GOLDEN
+        x = x ^ (x >> _S30)
+        x = x * _M1
+        x ^= x >> _S27
+        x *= _M2
+        x ^= x >> _S31
+    return ((x >> _S11).astype(np.float64) + 0.5) * 2.0**-53
+
+
+def _interleaved(fns: dict[str, Any], calls: int) -> dict[str, float]:
+    """Best single-call time of each function (microseconds), calls interleaved."""
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(calls):
+        for k, f in fns.items():
+            start = time.perf_counter()
+            f()
+            best[k] = min(best[k], time.perf_counter() - start)
+    return {k: round(v * 1e6, 1) for k, v in best.items()}
+
+
+def run_rng(quick: bool = False) -> list[dict[str, Any]]:
+    """Former vs current uniforms on SP-TS windows (R = 10, n_mc = 100) and BOSE's."""
+    from dashboard.algorithms import randomness as rnd
+
+    rows = []
+    for what, R, nd in (("SP-TS d=20", 10, 101 * 20), ("SP-TS d=5", 10, 101 * 5), ("BOSE", 10, 1)):
+        W = max(1, 65536 // (nd * R)) if nd > 1 else 4096
+        keys = np.array([rnd.stream_key(0, r, "bench") for r in range(R)], dtype=np.uint64)
+        t = 1234
+        counters = (np.arange(t, t + W)[:, None] * nd + np.arange(nd))[:, None, :]
+        former = _former_uniform(keys[None, :, None], counters)
+        run = rnd.uniform_run(keys, t * nd, W * nd).reshape(R, W, nd).transpose(1, 0, 2)
+        same = np.array_equal(former, rnd.uniform(keys[None, :, None], counters))
+        same = same and np.array_equal(former, run)
+        k3, first, count = keys[None, :, None], t * nd, W * nd
+        us = _interleaved(
+            {
+                "former": lambda k3=k3, c=counters: _former_uniform(k3, c),
+                "uniform": lambda k3=k3, c=counters: rnd.uniform(k3, c),
+                "uniform_run": lambda k=keys, a=first, n=count: rnd.uniform_run(k, a, n),
+            },
+            100 if quick else 400,
+        )
+        rows.append(
+            {
+                "what": what,
+                "values": int(former.size),
+                "us": us,
+                "ratio_uniform": round(us["former"] / us["uniform"], 2),
+                "ratio_uniform_run": round(us["former"] / us["uniform_run"], 2),
+                "identical": bool(same),
+            }
+        )
+    return rows
+
+
+_CHILD = """
+import json, resource, sys, time
+import numpy as np
+from dashboard.algorithms.semiparametric import SemiparametricEnvironment, gap_instance, make_shift
+from dashboard.algorithms.semiparametric.policies.spts import BatchedSemiparametricTS
+T = int(sys.argv[1])
+inst = gap_instance(20, 30, gap=0.5, seed=0)
+envs = [SemiparametricEnvironment(inst, make_shift("log", seed=0), 1.0, seed=0, rep=r)
+        for r in range(10)]
+r0 = resource.getrusage(resource.RUSAGE_SELF)
+eng = BatchedSemiparametricTS().run(envs, T)
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"cpu": r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime,
+                  "sys": r1.ru_stime - r0.ru_stime, "faults": r1.ru_minflt - r0.ru_minflt,
+                  "regret": eng.cum_regret.tolist()}))
+"""
+
+
+def run_malloc(quick: bool = False) -> dict[str, Any]:
+    """SP-TS (d = 20, K = 30, R = 10) in subprocesses under Dask's default worker malloc
+    setting and under the embedded cluster's; best of 2 (1 with ``quick``), alternated."""
+    from dashboard.simulation.cluster import MALLOC_ENV
+
+    T = 150 if quick else 600
+    settings = {"dask_default": {"MALLOC_TRIM_THRESHOLD_": "65536"}, "cluster": MALLOC_ENV}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    base.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    best: dict[str, dict[str, Any]] = {}
+    for _ in range(1 if quick else 2):
+        for name, extra in settings.items():
+            out = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(T)],
+                env={**base, **extra},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            rec = json.loads(out.stdout.strip().splitlines()[-1])
+            if name not in best or rec["cpu"] < best[name]["cpu"]:
+                best[name] = rec
+    a, b = best["dask_default"], best["cluster"]
+    return {
+        "T": T,
+        **{
+            name: {
+                k: round(v, 3) if isinstance(v, float) else v
+                for k, v in rec.items()
+                if k != "regret"
+            }
+            for name, rec in best.items()
+        },
+        "ratio_cpu": round(a["cpu"] / b["cpu"], 2),
+        "identical_regret": a["regret"] == b["regret"],
+    }
+
+
+def run_pool(horizon: int = 5000) -> dict[str, Any]:
+    """semi-regret's panels on one 2-worker LocalCluster: one after the other vs one pool."""
+    from distributed import Client
+
+    from dashboard.simulation.engine import local_cluster
+    from dashboard.simulation.figures import get_figure
+    from dashboard.simulation.tuning import panel_job, run_panel, run_panels
+
+    fig = get_figure("semi-regret")
+    args = []
+    for panel in fig.panels:
+        spec = dict(panel.spec)
+        problem = spec.pop("problem")
+        params = {k: dict(v) for k, v in panel.params.items()}
+        args.append((problem, spec, list(panel.algorithms), horizon, 10, 0, params))
+    with local_cluster(2) as cluster, Client(cluster, set_as_default=False) as client:
+        # warm-up: every worker imports the package and builds the instances once
+        run_panels([panel_job(*a[:3], 50, 10, *a[5:]) for a in args], client=client)
+        start = time.perf_counter()
+        separate = [run_panel(*a, client=client) for a in args]
+        t_sep = time.perf_counter() - start
+        start = time.perf_counter()
+        pooled = run_panels([panel_job(*a) for a in args], client=client)
+        t_pool = time.perf_counter() - start
+    same = all(
+        np.array_equal(x.result[alg].regret, y.result[alg].regret)
+        for x, y in zip(separate, pooled)
+        for alg in args[0][2]
+    )
+    return {
+        "T": horizon,
+        "R": 10,
+        "panel_after_panel_s": round(t_sep, 2),
+        "pooled_s": round(t_pool, 2),
+        "ratio": round(t_sep / t_pool, 2),
+        "identical": bool(same),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T = 150 instead of 600")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sampler", action="store_true", help="only the SP-TS sampler rows")
+    parser.add_argument("--rng", action="store_true", help="former vs current uniforms")
+    parser.add_argument("--malloc", action="store_true", help="SP-TS under two malloc settings")
+    parser.add_argument("--pool", action="store_true", help="panels one by one vs pooled")
+    parser.add_argument("--pool-horizon", type=int, default=5000)
     args = parser.parse_args()
+    out: Any = {}
     if args.sampler:
-        out: Any = {"sampler": run_sampler(quick=args.quick, seed=args.seed)}
-    else:
+        out["sampler"] = run_sampler(quick=args.quick, seed=args.seed)
+    if args.rng:
+        out["rng"] = run_rng(quick=args.quick)
+    if args.malloc:
+        out["malloc"] = run_malloc(quick=args.quick)
+    if args.pool:
+        out["pool"] = run_pool(args.pool_horizon)
+    if not out:
         out = run(quick=args.quick, seed=args.seed)
     print(json.dumps(out, indent=2))
 

@@ -35,6 +35,11 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _TWO_M53 = 2.0**-53
+#: Elements per block of the in-place mixing loop: a block and its temporary stay in cache.
+BLOCK = 16384
+#: Largest cached table of counter products ``j golden`` (:func:`uniform_run`), 2 MB.
+RUN_CACHE = 1 << 18
+_RUN_TABLE = np.zeros(0, dtype=np.uint64)
 
 __all__ = [
     "integers",
@@ -42,19 +47,48 @@ __all__ = [
     "normal",
     "stream_key",
     "uniform",
+    "uniform_run",
 ]
 
 
+def _mix_block(x: np.ndarray, tmp: np.ndarray) -> None:
+    """SplitMix64 finaliser of the 1-D ``uint64`` array ``x`` in place (``tmp``: same size)."""
+    np.right_shift(x, _S30, out=tmp)
+    x ^= tmp
+    x *= _M1
+    np.right_shift(x, _S27, out=tmp)
+    x ^= tmp
+    x *= _M2
+    np.right_shift(x, _S31, out=tmp)
+    x ^= tmp
+
+
+def _mix_inplace(x: np.ndarray, out: np.ndarray | None = None) -> None:
+    """Mix the C-contiguous ``uint64`` array ``x`` in place, :data:`BLOCK` elements at a time
+    (each block's passes stay in cache); with ``out`` (float64, same shape) also write the
+    uniforms ``((x >> 11) + 0.5) 2^-53`` there (``x`` then holds ``x >> 11``)."""
+    flat = x.reshape(-1)
+    fout = None if out is None else out.reshape(-1)
+    n = flat.size
+    tmp = np.empty(min(n, BLOCK), dtype=np.uint64)
+    for s in range(0, n, BLOCK):
+        xb = flat[s : s + BLOCK]
+        _mix_block(xb, tmp[: xb.size])
+        if fout is not None:
+            xb >>= _S11
+            ob = fout[s : s + BLOCK]
+            np.copyto(ob, xb, casting="unsafe")  # exact: below 2^53
+            ob += 0.5
+            ob *= _TWO_M53
+
+
 def mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser applied elementwise to a ``uint64`` array (wrapping arithmetic)."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = x ^ (x >> _S30)
-        x = x * _M1
-        x ^= x >> _S27
-        x *= _M2
-        x ^= x >> _S31
-    return x
+    """SplitMix64 finaliser applied elementwise to a ``uint64`` array (wrapping arithmetic).
+
+    Returns a new array (a ``numpy.uint64`` for a scalar input); ``x`` is not modified."""
+    out = np.array(x, dtype=np.uint64, order="C")  # a copy, mixed in place
+    _mix_inplace(out)
+    return out[()] if out.ndim == 0 else out
 
 
 def stream_key(seed: int, *parts: int | str | np.ndarray) -> np.ndarray | np.uint64:
@@ -87,15 +121,53 @@ def stream_key(seed: int, *parts: int | str | np.ndarray) -> np.ndarray | np.uin
 
 
 def _bits(key: np.ndarray | np.uint64, counter: np.ndarray | int) -> np.ndarray:
-    """64 random bits at ``counter`` of stream ``key`` (both broadcast)."""
-    c = np.asarray(counter, dtype=np.uint64)
+    """``key + (counter + 1) golden`` (both broadcast), the SplitMix64 state *before* mixing,
+    as a fresh C-contiguous ``uint64`` array.  Computed as ``counter golden + (key + golden)``
+    on the counters' own shape first, so only the last addition has the broadcast shape."""
+    c = np.array(counter, dtype=np.uint64)  # a copy, multiplied in place
+    k = np.asarray(key, dtype=np.uint64)
+    x = np.empty(np.broadcast_shapes(c.shape, k.shape), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        return mix(np.asarray(key, dtype=np.uint64) + (c + np.uint64(1)) * _GOLDEN)
+        c *= _GOLDEN
+        np.add(c, k + _GOLDEN, out=x)
+    return x
+
+
+def _golden_run(count: int) -> np.ndarray:
+    """``j golden`` for ``j = 0 .. count-1`` (read-only, cached up to :data:`RUN_CACHE`)."""
+    global _RUN_TABLE
+    if count > RUN_CACHE:
+        return np.arange(count, dtype=np.uint64) * _GOLDEN
+    table = _RUN_TABLE
+    if table.size < count:
+        table = np.arange(max(count, 2 * table.size), dtype=np.uint64)[:RUN_CACHE] * _GOLDEN
+        table.flags.writeable = False
+        _RUN_TABLE = table
+    return table[:count]
 
 
 def uniform(key: np.ndarray | np.uint64, counter: np.ndarray | int) -> np.ndarray:
     """Uniform draws on the open interval (0, 1) at the given counters of the given streams."""
-    return ((_bits(key, counter) >> _S11).astype(np.float64) + 0.5) * _TWO_M53
+    x = _bits(key, counter)
+    out = np.empty(x.shape)
+    _mix_inplace(x, out)
+    return out[()] if out.ndim == 0 else out
+
+
+def uniform_run(key: np.ndarray | np.uint64, first: int, count: int) -> np.ndarray:
+    """``uniform(key[..., None], first + arange(count))``: the uniforms at ``count`` consecutive
+    counters of each stream, shape ``key.shape + (count,)``, with the counter products
+    ``j golden`` read from a cached table (the same numbers, fewer passes)."""
+    first, count = int(first), int(count)
+    if first < 0 or count < 0:
+        raise ValueError(f"first and count must be non-negative, got {first}, {count}")
+    k = np.asarray(key, dtype=np.uint64)
+    start = np.uint64((first + 1) * int(_GOLDEN) % 2**64)
+    with np.errstate(over="ignore"):
+        x = np.add((k + start)[..., None], _golden_run(count))
+    out = np.empty(x.shape)
+    _mix_inplace(x, out)
+    return out
 
 
 def normal(key: np.ndarray | np.uint64, counter: np.ndarray | int) -> np.ndarray:

@@ -22,7 +22,7 @@ from .figures import FIGURES, SCALES, Figure, Panel, Scale, figure_names, get_fi
 from .pac import PACResult, pure_exploration_errors
 from .results import SimulationResult
 from .specs import FIELDS, SemiparametricSpec, make_spec
-from .tuning import run_panel
+from .tuning import PanelJob, panel_job, run_panels
 
 __all__ = [
     "FIGURES",
@@ -272,6 +272,7 @@ def run_experiment(
     panels: dict[str, SimulationResult | PACResult] = {}
     tuning: dict[str, dict[str, Any]] = {}
     texts: list[str] = []
+    jobs: dict[str, PanelJob] = {}
     for panel in fig.panels:
         kwargs = dict(panel.spec)
         problem = kwargs.pop("problem")
@@ -303,7 +304,7 @@ def run_experiment(
         for alg in panel.algorithms:
             if alg.lower() in extra:
                 merged.setdefault(alg, {}).update(extra[alg.lower()])
-        run = run_panel(
+        jobs[panel.key] = panel_job(
             problem,
             kwargs,
             list(panel.algorithms),
@@ -312,18 +313,19 @@ def run_experiment(
             seed,
             params=merged,
             tune=fig.tuned if tune else (),
-            scheduler=scheduler,
-            client=client,
         )
+    # every panel's tasks go to the workers together (none idles at the end of a panel)
+    runs = run_panels(list(jobs.values()), scheduler=scheduler, client=client) if jobs else []
+    for key, run in zip(jobs, runs):
         sim = run.result
-        panels[panel.key] = sim
+        panels[key] = sim
         if fig.baseline is not None:
             texts.append(_describe_cmab(sim, fig.baseline))
         else:
-            texts.append(_describe_semi(panel.key, sim))
+            texts.append(_describe_semi(key, sim))
         if run.chosen:
-            tuning[panel.key] = run.summary()
-            texts.append(run.describe(panel.key))
+            tuning[key] = run.summary()
+            texts.append(run.describe(key))
     return ExperimentResult(
         figure=fig,
         scale=str(scale).strip().lower(),

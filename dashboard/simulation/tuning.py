@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .results import SimulationResult
-from .sweep import make_sweep, run_sweep
+from .sweep import Sweep, SweepResult, make_sweep, run_sweep, run_sweeps
 
-__all__ = ["TUNE_VALUES", "PanelRun", "run_panel"]
+__all__ = ["TUNE_VALUES", "PanelJob", "PanelRun", "panel_job", "run_panel", "run_panels"]
 
 #: Appendix I's values of the exploration constant c.
 TUNE_VALUES: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0)
@@ -57,6 +57,71 @@ class PanelRun:
         }
 
 
+@dataclass(frozen=True)
+class PanelJob:
+    """One panel to run: its sweep (``ALG:c`` grid for the tuned algorithms) and the tuned
+    algorithms' names (:func:`panel_job`; run by :func:`run_panels`)."""
+
+    sweep: Sweep
+    tuned: tuple[str, ...]
+
+
+def panel_job(
+    problem: str,
+    spec: dict[str, Any],
+    algorithms: Sequence[str],
+    horizon: int,
+    runs: int,
+    seed: int,
+    params: dict[str, dict[str, Any]] | None = None,
+    tune: Sequence[str] = (),
+    values: Sequence[float] = TUNE_VALUES,
+) -> PanelJob:
+    """The sweep of one panel, tuning constant ``c`` of the algorithms in ``tune``."""
+    tuned = [a for a in algorithms if a.lower() in {t.lower() for t in tune}]
+    grid = {f"{a}:c": list(values) for a in tuned}
+    sweep = make_sweep(
+        problem,
+        list(algorithms),
+        horizon=horizon,
+        runs=runs,
+        seed=seed,
+        grid=grid,
+        params=params,
+        **spec,
+    )
+    return PanelJob(sweep, tuple(tuned))
+
+
+def _panel_run(job: PanelJob, res: SweepResult) -> PanelRun:
+    """The panel's result from its sweep's rows: the best ``c`` per tuned algorithm."""
+    if not res.complete:  # pragma: no cover - only when cancelled
+        raise ValueError("the panel's sweep did not finish")
+    tuned = list(job.tuned)
+    if not tuned:
+        return PanelRun(res.rows[0].result)
+    regret: dict[str, dict[float, float]] = {a: {} for a in tuned}
+    for row in res.rows:
+        for a in tuned:
+            c = float(row.point[f"{a}:c"])
+            regret[a].setdefault(c, float(row.result[a].final_regret.mean()))
+    chosen = {a: min(regret[a], key=lambda c, a=a: (regret[a][c], c)) for a in tuned}
+    for row in res.rows:
+        if all(float(row.point[f"{a}:c"]) == chosen[a] for a in tuned):
+            return PanelRun(row.result, chosen, regret)
+    raise AssertionError("the chosen constants are a grid point")  # pragma: no cover
+
+
+def run_panels(
+    jobs: Sequence[PanelJob], scheduler: str | None = None, client: Any = None
+) -> list[PanelRun]:
+    """Run several panels' sweeps as one pool of tasks (:func:`.sweep.run_sweeps`: no worker
+    idles at the end of a panel while the next has work); the same results as
+    :func:`run_panel` on each."""
+    results = run_sweeps([job.sweep for job in jobs], scheduler=scheduler, client=client)
+    return [_panel_run(job, res) for job, res in zip(jobs, results)]
+
+
 def run_panel(
     problem: str,
     spec: dict[str, Any],
@@ -71,30 +136,5 @@ def run_panel(
     client: Any = None,
 ) -> PanelRun:
     """Run one panel on the sweep engine; tune constant ``c`` of the algorithms in ``tune``."""
-    tuned = [a for a in algorithms if a.lower() in {t.lower() for t in tune}]
-    grid = {f"{a}:c": list(values) for a in tuned}
-    sweep = make_sweep(
-        problem,
-        list(algorithms),
-        horizon=horizon,
-        runs=runs,
-        seed=seed,
-        grid=grid,
-        params=params,
-        **spec,
-    )
-    res = run_sweep(sweep, scheduler=scheduler, client=client)
-    if not res.complete:  # pragma: no cover - only when cancelled
-        raise ValueError("the panel's sweep did not finish")
-    if not tuned:
-        return PanelRun(res.rows[0].result)
-    regret: dict[str, dict[float, float]] = {a: {} for a in tuned}
-    for row in res.rows:
-        for a in tuned:
-            c = float(row.point[f"{a}:c"])
-            regret[a].setdefault(c, float(row.result[a].final_regret.mean()))
-    chosen = {a: min(regret[a], key=lambda c, a=a: (regret[a][c], c)) for a in tuned}
-    for row in res.rows:
-        if all(float(row.point[f"{a}:c"]) == chosen[a] for a in tuned):
-            return PanelRun(row.result, chosen, regret)
-    raise AssertionError("the chosen constants are a grid point")  # pragma: no cover
+    job = panel_job(problem, spec, algorithms, horizon, runs, seed, params, tune, values)
+    return _panel_run(job, run_sweep(job.sweep, scheduler=scheduler, client=client))

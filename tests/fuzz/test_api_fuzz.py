@@ -271,11 +271,11 @@ def test_run_experiment_raises_only_value_error(name, scale, seed, horizon, runs
     def started(*_a, **_k):
         raise Started
 
-    original = (experiments.run_panel, experiments.pure_exploration_errors)
-    experiments.run_panel = experiments.pure_exploration_errors = started
+    original = (experiments.run_panels, experiments.pure_exploration_errors)
+    experiments.run_panels = experiments.pure_exploration_errors = started
     try:
         only_value_error(experiments.run_experiment, name, scale, seed, horizon, runs)
     except Started:
         pass  # every argument was accepted: the (stubbed) experiment started
     finally:
-        experiments.run_panel, experiments.pure_exploration_errors = original
+        experiments.run_panels, experiments.pure_exploration_errors = original

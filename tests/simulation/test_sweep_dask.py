@@ -16,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 from same_numbers import assert_same_numbers  # noqa: E402
 
 from dashboard.simulation import make_spec, simulate  # noqa: E402
+from dashboard.simulation.cluster import MALLOC_ENV  # noqa: E402
 from dashboard.simulation.engine import local_cluster  # noqa: E402
 from dashboard.simulation.store import read_experiment  # noqa: E402
 from dashboard.simulation.sweep import (  # noqa: E402
@@ -50,6 +51,17 @@ def sweep_and_reference():
         shift="sine",
     )
     return sweep, run_sweep(sweep, scheduler="inprocess")
+
+
+def _malloc_env() -> dict[str, str | None]:
+    return {k: os.environ.get(k) for k in MALLOC_ENV}
+
+
+def test_workers_start_with_the_malloc_settings(client):
+    # set before the worker processes start (glibc reads them once): Dask's own
+    # MALLOC_TRIM_THRESHOLD_=65536 would make every array above 128 KB a fresh mmap
+    for env in client.run(_malloc_env).values():
+        assert env == {k: os.environ.get(k, v) for k, v in MALLOC_ENV.items()}
 
 
 def _same_rows(a, b):
@@ -155,6 +167,23 @@ def test_paper_protocol_panel_on_the_cluster_equals_in_process(client):
     there = run_panel(*args, tune=("SBE", "BOSE"), client=client)
     assert there.chosen == here.chosen and there.regret_by_c == here.regret_by_c
     assert_same_numbers(there.result, here.result)
+
+
+def test_pooled_panels_on_the_cluster_equal_separate_panels(client):
+    """A figure's panels run as one pool of tasks (longest first, whole batches) give each
+    panel exactly its own run's numbers and tuning choices."""
+    from dashboard.simulation.tuning import panel_job, run_panel, run_panels
+
+    algs, tune = ["SBE", "BOSE", "SP-TS"], ("BOSE",)
+    shifts = ("log", "sine")
+    args = [("semiparametric", {"d": 3, "K": 5, "shift": s}, algs, 150, 3, 1) for s in shifts]
+    pooled = run_panels([panel_job(*a, tune=tune) for a in args], client=client)
+    here = run_panels([panel_job(*a, tune=tune) for a in args], scheduler="inprocess")
+    for a, there, mine in zip(args, pooled, here):
+        alone = run_panel(*a, tune=tune, scheduler="inprocess")
+        for run in (there, mine):
+            assert run.chosen == alone.chosen and run.regret_by_c == alone.regret_by_c
+            assert_same_numbers(run.result, alone.result)
 
 
 def test_a_served_class_embedded_cluster_is_reused_by_sweeps(sweep_and_reference, monkeypatch):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy.special import ndtri
 
 from dashboard.algorithms import randomness as rnd
@@ -104,7 +105,7 @@ def test_close_calls_are_recomputed_and_still_identical():
 
 
 def test_every_repetition_recomputed_gives_the_same_numbers(monkeypatch):
-    monkeypatch.setattr(spts, "thresholds", lambda v, mu, X: np.full(mu.shape[0], np.inf))
+    monkeypatch.setattr(spts, "thresholds", lambda v, mu, X, *norms: np.full(mu.shape[0], np.inf))
     eng = _run_both(BatchedSemiparametricTS, 5, 10, "log", 50, seed=5)
     assert eng.recomputed == 4 * 51  # 50 rounds and the final action_distributions()
 
@@ -127,7 +128,17 @@ def test_a_uniform_of_one_takes_the_exact_path(monkeypatch):
             u.reshape(-1)[777] = 1.0
         return u
 
+    real_run = rnd.uniform_run
+
+    def run_with_a_one(key, first, count):
+        u = real_run(key, first, count)
+        if u.ndim == 2 and count % (101 * 5) == 0:  # the engine's windows (R, W (n_mc+1) d)
+            # the same draw: flat 777 of the (W, R, 505) window above is rep 1, counter 272
+            u[1, 272] = 1.0
+        return u
+
     monkeypatch.setattr(rnd, "uniform", with_a_one)
+    monkeypatch.setattr(rnd, "uniform_run", run_with_a_one)
     eng = _run_both(BatchedSemiparametricTS, 5, 10, "log", 30, seed=7)
     assert eng.recomputed >= 1
 
@@ -141,6 +152,15 @@ def test_single_class_runs_the_certified_engine():
 
 
 # ---------------------------------------------------------------- the table and certificate
+def test_approx_normal_into_buffers_equals_fresh_arrays():
+    # SP-TS passes a strided view of its window and reuses out / work every round
+    u = rnd.uniform_run(rnd.stream_key(2, np.arange(3), "buffers"), 0, 4 * 202)
+    view = u.reshape(3, 4, 101, 2).transpose(1, 0, 2, 3)[2]  # (R, n_mc + 1, d), strided
+    out, work = np.full(view.shape, np.nan), np.full((2, *view.shape), np.nan)
+    got = ca.approx_normal(view, out=out, work=work)
+    assert got is out and np.array_equal(got, ca.approx_normal(np.ascontiguousarray(view)))
+
+
 def test_table_error_bound_holds_on_many_uniforms_and_the_extremes():
     assert 0 < ca.TABLE_ERROR < 1e-6
     keys = rnd.stream_key(3, np.arange(8), "table")
@@ -183,6 +203,37 @@ def test_certified_best_flags_ties_and_close_calls_only():
     best, ok = ca.certified_best(scores.copy(), np.full(5, 1e-6))
     assert np.array_equal(best, np.argmax(scores, axis=2))
     assert ok.tolist() == [True, False, False, False, False]
+
+
+def former_certified_best(scores, threshold):
+    """The former certificate: count the scores above ``top - threshold`` (S when certified)."""
+    R, S, K = scores.shape
+    best = np.argmax(scores, axis=2)
+    flat = best.reshape(-1) + np.arange(0, R * S * K, K)
+    top = scores.reshape(-1).take(flat).reshape(R, S)
+    finite = np.isfinite(top).all(axis=1)
+    top -= threshold[:, None]
+    close = (scores > top[:, :, None]).reshape(R, -1).sum(axis=1)
+    return best, finite & (close == S)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 5), st.integers(1, 6)),
+    data=st.data(),
+)
+def test_certified_best_equals_the_former_count(shape, data):
+    # few distinct values make ties and close calls common; NaN and inf at the boundaries
+    values = st.sampled_from([0.0, 1.0, 1.0 + 1e-7, 1.0 - 1e-7, 2.0, -3.0, np.inf, -np.inf])
+    scores = data.draw(hnp.arrays(np.float64, shape, elements=values))
+    if data.draw(st.booleans()):
+        scores.reshape(-1)[data.draw(st.integers(0, scores.size - 1))] = np.nan
+    margins = st.sampled_from([0.0, 1e-9, 1e-6, 0.5, np.inf])
+    threshold = np.array(data.draw(st.lists(margins, min_size=shape[0], max_size=shape[0])))
+    best, ok = ca.certified_best(scores.copy(), threshold)
+    old_best, old_ok = former_certified_best(scores.copy(), threshold)
+    assert np.array_equal(best, old_best) and np.array_equal(ok, old_ok)
 
 
 def test_thresholds_grow_with_the_exploration_scale():

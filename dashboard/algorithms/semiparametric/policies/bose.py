@@ -296,8 +296,8 @@ class BatchedBOSE(PerRoundBatch):
     def _uniforms(self, t: int) -> np.ndarray:
         i = t - self._u_t0
         if self._u is None or i >= self._u.shape[1] or i < 0:
-            tt = np.arange(t, t + self._u_w, dtype=np.int64)
-            self._u = rnd.uniform(self._keys[:, None], tt[None, :])
+            # counters t .. t + W - 1 of each repetition's stream, (R, W)
+            self._u = rnd.uniform_run(self._keys, t, self._u_w)
             self._u_t0, i = t, 0
         return self._u[:, i]
 

@@ -31,7 +31,14 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
-__all__ = ["MANTISSA_BITS", "TABLE_ERROR", "approx_normal", "certified_best", "thresholds"]
+__all__ = [
+    "MANTISSA_BITS",
+    "TABLE_ERROR",
+    "approx_normal",
+    "certified_best",
+    "feature_norms",
+    "thresholds",
+]
 
 #: Mantissa bits of ``w`` resolved by the table (2^9 segments per octave, 54 octaves: 430 KB).
 MANTISSA_BITS = 9
@@ -67,45 +74,76 @@ def _build() -> tuple[int, np.ndarray, np.ndarray, float]:
 _LO, _A, _B, TABLE_ERROR = _build()
 
 
-def approx_normal(u: np.ndarray) -> np.ndarray:
+def approx_normal(
+    u: np.ndarray, out: np.ndarray | None = None, work: np.ndarray | None = None
+) -> np.ndarray:
     """``Phi^-1(u)`` within :data:`TABLE_ERROR` for every ``u`` in ``(0, 1)`` (``u = 1``, where
-    ``ndtri`` is infinite, returns a finite value: callers check for it)."""
-    w = 1.0 - u  # exact for u >= 1/2 (Sterbenz)
+    ``ndtri`` is infinite, returns a finite value: callers check for it).
+
+    ``out`` (float64, ``u``'s shape) receives the result and ``work`` (float64, shape ``(2,
+    *u.shape)``, C-contiguous) is scratch, so that a caller looping over rounds allocates
+    nothing (arrays above glibc's mmap threshold would fault their pages in on every call)."""
+    if work is None:
+        work = np.empty((2, *u.shape))
+    w, i = work[0], work[1].view(np.int64)
+    np.subtract(1.0, u, out=w)  # exact for u >= 1/2 (Sterbenz)
     np.minimum(w, u, out=w)
-    i = w.view(np.int64) >> _SHIFT
+    np.right_shift(w.view(np.int64), _SHIFT, out=i)
     i -= _LO  # only w = 0 (u = 1) falls below the table: clipped
-    z = _B.take(i, mode="clip")
+    z = _B.take(i, mode="clip", out=out)
     z *= w
-    z += _A.take(i, mode="clip")  # Phi^-1(w) <= 0; copysign keeps its magnitude
-    return np.copysign(z, u - 0.5, out=z)
+    z += _A.take(i, mode="clip", out=w)  # Phi^-1(w) <= 0; copysign keeps its magnitude
+    return np.copysign(z, np.subtract(u, 0.5, out=w), out=z)
 
 
-def thresholds(v: float, mu_hat: np.ndarray, X: np.ndarray) -> np.ndarray:
+def feature_norms(X: np.ndarray) -> tuple[float, float]:
+    """``(max_i ||x_i||_2, max_i ||x_i||_1)`` of the features ``X`` (K, d), for
+    :func:`thresholds` (constant over a run: engines compute them once)."""
+    x2 = float(np.sqrt((X * X).sum(axis=1)).max())
+    x1 = float(np.abs(X).sum(axis=1).max())
+    return x2, x1
+
+
+def thresholds(
+    v: float, mu_hat: np.ndarray, X: np.ndarray, norms: tuple[float, float] | None = None
+) -> np.ndarray:
     """Per repetition, the score margin above which an arg-max of approximate scores is the
     exact one, for ``B >= I`` (so ``||L^-1||_2 <= 1``): the normals' error moves a difference
     of two scores by at most ``2 v eps max_i ||L^-1 x_i||_1 <= 2 v eps sqrt(d) max_i ||x_i||_2``,
     and rounding by less than ``1e-9 (1 + S)`` with ``S = (max|mu_hat| + Z_MAX v sqrt(d))
     max_i ||x_i||_1`` (every term of a score is below ``S``).
 
-    ``mu_hat`` (R, d), ``X`` (K, d); returns (R,)."""
+    ``mu_hat`` (R, d), ``X`` (K, d), ``norms`` = :func:`feature_norms` of ``X`` if known;
+    returns (R,)."""
     d = X.shape[1]
     root_d = 1.01 * math.sqrt(d)  # 1.01: B >= I holds up to rounding
-    x2 = float(np.sqrt((X * X).sum(axis=1)).max())
-    x1 = float(np.abs(X).sum(axis=1).max())
-    size = (np.abs(mu_hat).max(axis=1) + Z_MAX * v * root_d) * x1
-    return 2.02 * v * TABLE_ERROR * root_d * x2 + ROUNDING_SLACK * (1.0 + size)
+    x2, x1 = feature_norms(X) if norms is None else norms
+    size = np.abs(mu_hat).max(axis=1)
+    size += Z_MAX * v * root_d
+    size *= x1
+    size += 1.0
+    size *= ROUNDING_SLACK
+    size += 2.02 * v * TABLE_ERROR * root_d * x2
+    return size
 
 
 def certified_best(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Arg-max over the last axis of ``scores`` (R, S, K) and, per repetition, whether each of
     its ``S`` maxima is finite and the only score within ``threshold[r]`` of it (so the exact
-    scores have the same arg-max)."""
+    scores have the same arg-max).  ``scores`` is not modified.
+
+    With positive thresholds and finite maxima every row has at least one score above ``top -
+    threshold`` (its maximum), so a total of ``R S`` over the whole array certifies every
+    repetition at once (the common case: one count); otherwise the count is per
+    repetition."""
     R, S, K = scores.shape
     best = np.argmax(scores, axis=2)
     flat = best.reshape(-1) + np.arange(0, R * S * K, K)
     top = scores.reshape(-1).take(flat).reshape(R, S)
     finite = np.isfinite(top).all(axis=1)
     top -= threshold[:, None]
+    close = scores > top[:, :, None]
+    if finite.all() and (threshold > 0).all() and np.count_nonzero(close) == R * S:
+        return best, finite
     # each finite maximum counts itself: the total is S exactly when no runner-up is close
-    close = (scores > top[:, :, None]).reshape(R, -1).sum(axis=1)
-    return best, finite & (close == S)
+    return best, finite & (close.reshape(R, -1).sum(axis=1) == S)

@@ -32,7 +32,7 @@ from scipy.special import ndtri
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration, Constant
-from .certified_argmax import approx_normal, certified_best, thresholds
+from .certified_argmax import approx_normal, certified_best, feature_norms, thresholds
 from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
@@ -94,18 +94,25 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
+        self._norms = feature_norms(self.X)
+        # per-round scratch of the certified path (no large allocation in the round loop)
+        S = self.n_mc + 1
+        self._z_buf = np.empty((R, S, d))
+        self._z_work = np.empty((2, R, S, d))
+        self._scores = np.empty((R, S, self.K))
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
         standard normals), and per repetition whether one of them is exactly 1.  Round t of
-        repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``."""
+        repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``,
+        so a window of ``W`` rounds is one run of ``W nd`` consecutive counters per stream."""
         i = t - self._u_t0
         if self._u is None or i >= self._u.shape[0] or i < 0:
-            tt = np.arange(t, t + self._z_w, dtype=np.int64)
-            counters = tt[:, None] * self._nd + np.arange(self._nd)
-            u = rnd.uniform(self._keys[None, :, None], counters[:, None, :])  # (W, R, nd)
-            self._u_one = (u == 1.0).any(axis=2)
-            self._u = u.reshape(self._z_w, self.R, self.n_mc + 1, self.d)
+            W, R = self._z_w, self.R
+            u = rnd.uniform_run(self._keys, t * self._nd, W * self._nd)  # (R, W nd)
+            self._u_one = (u == 1.0).reshape(R, W, self._nd).any(axis=2).T  # (W, R)
+            # (W, R, n_mc + 1, d): a view, round i's draws u[i] are R contiguous pieces
+            self._u = u.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
             self._u_t0, i = t, 0
         return self._u[i], self._u_one[i]
 
@@ -122,9 +129,12 @@ class BatchedSemiparametricTS(PerRoundBatch):
         if self.certify:
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
             mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
-            scores = approx_normal(u) @ (self.v * (inv_L @ self._XT))  # x_i^T (mu~ - mu_hat)
+            z = approx_normal(u, out=self._z_buf, work=self._z_work)
+            scores = np.matmul(
+                z, self.v * (inv_L @ self._XT), out=self._scores
+            )  # x_i^T (mu~ - mu_hat)
             scores += (mu @ self._XT)[:, None, :]
-            best, ok = certified_best(scores, thresholds(self.v, mu, self.X))
+            best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
             redo = np.flatnonzero(~ok | has_one)
             self.recomputed += int(redo.size)
         else:
