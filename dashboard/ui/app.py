@@ -156,6 +156,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._overhead = 0.0  # moving average of a frame's cost outside the simulation
         self._callback: Any = None
         self._tick_lock = threading.Lock()
+        self._push_queued = False  # a worker thread's frame waits for the event loop
         self._quiet_status = False
         #: the session's document (None headless); Bokeh models change only on its thread
         self._doc = pn.state.curdoc
@@ -292,8 +293,10 @@ class DashboardApp(pn.viewable.Viewer):
         try:
             if not document.page_connected(self._doc):
                 return False  # the page is gone: push nothing (dispose() ends the run)
-            if document.page_behind(self._doc) or not self.frame_ack.may_send():
-                return False  # the browser has not taken the last frames yet: skip this one
+            if self._push_queued or document.page_behind(self._doc):
+                return False  # the last frame is not on its way yet: skip this one
+            if not self.frame_ack.may_send():
+                return False  # the browser has not drawn the last frames yet (frame_ack.py)
             budget = self.frame_budget()
             start = time.perf_counter()
             if not document.needs_callback(self._doc):
@@ -325,7 +328,13 @@ class DashboardApp(pn.viewable.Viewer):
                     self._quiet_status = False
                 if changed:
                     full = self.run_model.status != "running"
-                    self._in_document(lambda: self._push(full=full))
+                    self._push_queued = True  # counted by frame_ack only when it is shown
+
+                    def push() -> None:
+                        self._push_queued = False
+                        self._push(full=full)
+
+                    self._in_document(push)
             if self.run_model.status != "running" and not self.run_model.busy:
                 self._stop_timer()  # (a frame still on its way from a worker is collected)
             return changed

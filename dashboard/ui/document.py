@@ -55,7 +55,8 @@ def page_behind(doc: Any) -> bool:
     projector's machine, headless Chromium on a busy box) otherwise gets a growing queue of
     frames, and its Pause shows up only after all of them: measured, a page still showed
     "running" 2 s after Pause with ~1,000 unsent writes queued.  The app skips a frame
-    while the page is behind.  Reads Bokeh's ``ServerSession._subscribed_connections`` and
+    while the page is behind, and while Bokeh is mid-way through one of its own messages to
+    the page (:func:`bokeh_sending`).  Reads Bokeh's ``ServerSession._subscribed_connections`` and
     ``ServerConnection._socket`` (private; ``tests/ui/test_canaries.py``); False without a
     server or when the streams cannot be seen.
     """
@@ -76,15 +77,18 @@ def page_behind(doc: Any) -> bool:
 def bokeh_sending(socket: Any) -> bool:
     """Whether Bokeh is in the middle of writing one of its own messages to this socket.
 
-    A Bokeh message is several websocket fragments (header, metadata, content, buffers).
-    Bokeh writes its own (the ``OK`` reply to every patch a page sends: a click, a frame
-    acknowledgement) under the connection's ``write_lock`` and yields to the event loop
-    between fragments; Panel writes a frame's fragments at once without that lock.  A frame
-    written in between interleaves with the reply, and the page's receiver assembles neither
-    (measured: a browser-less student acknowledging every frame stopped understanding its
-    page within a minute in 2 of 7 classes of 10).  So no frame is written while the lock is
-    held.  Reads ``WSHandler.write_lock`` (a ``tornado.locks.Lock``) and its private
-    semaphore count (``tests/ui/test_canaries.py``); False when they cannot be seen.
+    Bokeh writes its messages (among them the ``OK`` reply to every patch a page sends: a
+    click, a frame acknowledgement) fragment by fragment under the connection's
+    ``write_lock``.  Panel writes a frame at once unless that lock is held; then it turns the
+    frame into a message and leaves it to a write task that polls the lock every 10 ms.  With
+    pages acknowledging every frame (:mod:`dashboard.ui.frame_ack`), frames took that deferred
+    path all the time, and measured with ``benchmarks/bench_classroom.py``, in 2 of 7 classes
+    of 10 a student's page then received nothing more, not even its Pause's "paused" (5 of
+    ~270 Pauses unanswered; with this check 0 of 150).  The exact failure in the deferred path
+    is not pinned down; the app simply skips the frame while the lock is held (the next tick
+    sends a fresh one).  Reads ``WSHandler.write_lock`` (a ``tornado.locks.Lock``) and its
+    private semaphore count, as Panel itself does (``tests/ui/test_canaries.py``); False when
+    they cannot be seen.
     """
     block = getattr(getattr(socket, "write_lock", None), "_block", None)
     value = getattr(block, "_value", None)

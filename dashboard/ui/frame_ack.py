@@ -22,7 +22,9 @@ measured with ``benchmarks/bench_classroom.py``):
 The app asks :meth:`FrameAck.may_send` before each frame: at most ``in_flight`` frames may be
 unacknowledged, so a slow page streams at its own pace and its Pause is at most that many
 frames away.  An acknowledgement that never comes (lost, a script error in the page) never
-freezes a page: after ``stall_after`` seconds without one the next frame goes out anyway.
+freezes a page: after ``stall_after`` seconds without one the next frame goes out anyway, and
+after ``stalls_to_stop`` such frames in a row the page is streamed to ungated until it
+acknowledges again.
 A client that never acknowledges (a ``bokeh.client`` script, a page without JavaScript) is
 recognised after ``no_ack_after`` seconds without any acknowledgement and then streamed to
 as before.  Headless (notebooks, tests: no served page) nothing is gated.
@@ -53,6 +55,7 @@ const done = () => {
 };
 if (document.visibilityState === "visible") {
   requestAnimationFrame(() => setTimeout(done, 0));
+  setTimeout(done, 250);  // whichever comes first: a page that paints no frames still answers
 } else {
   setTimeout(done, 0);
 }
@@ -92,7 +95,10 @@ class FrameAck(pn.viewable.Viewer):
         self.in_flight = int(in_flight)
         self.no_ack_after = float(no_ack_after)
         self.stall_after = float(stall_after)
-        self.stalls = 0  # frames sent although their predecessors were not acknowledged
+        self.stalls = 0  # frames sent although in_flight ones were not acknowledged
+        self.stalls_to_stop = 3  # stalls in a row after which the page counts as silent
+        self._stalls_in_row = 0
+        self._silent = False  # the page stopped acknowledging: streamed to as before
         self._served = served
         self._clock = clock
         self.sent_count = 0
@@ -108,26 +114,33 @@ class FrameAck(pn.viewable.Viewer):
     def acknowledging(self) -> bool:
         """Whether the page acknowledges frames (or may still start to: the grace period
         after its first frame); ``False`` for a client that never did."""
+        if self._silent:
+            return False
         if self.acked > 0 or self._first_sent_at is None:
             return True
         return self._clock() - self._first_sent_at < self.no_ack_after
 
     def may_send(self) -> bool:
         """Whether the next frame may go out now: fewer than ``in_flight`` frames await
-        their acknowledgement, or the page is not a served, acknowledging one."""
+        their acknowledgement, or ``stall_after`` seconds passed without one (a lost
+        acknowledgement), or the page is not a served, acknowledging one."""
         if not self._served() or not self.acknowledging:
             return True
         if self.sent_count - self.acked < self.in_flight:
             return True
         since = self._waiting_since
-        if since is not None and self._clock() - since >= self.stall_after:
-            self.stalls += 1
-            return True  # an acknowledgement got lost: never freeze the page
-        return False
+        return since is not None and self._clock() - since >= self.stall_after
 
     def sent(self) -> None:
         """Number the frame being sent (call inside the frame's ``hold``: the number reaches
-        the page in the frame's own patch)."""
+        the page in the frame's own patch).  A frame sent past ``in_flight`` unacknowledged
+        ones is a stall; ``stalls_to_stop`` in a row and the page counts as one that stopped
+        acknowledging (streamed to as before, until it acknowledges again)."""
+        if self._served() and self.acknowledging and self.sent_count - self.acked >= self.in_flight:
+            self.stalls += 1
+            self._stalls_in_row += 1
+            if self._stalls_in_row >= self.stalls_to_stop:
+                self._silent = True
         self.sent_count += 1
         now = self._clock()
         if self._first_sent_at is None:
@@ -144,6 +157,8 @@ class FrameAck(pn.viewable.Viewer):
             return
         if 0 < n <= self.sent_count and n > self.acked:
             self.acked = n
+            self._stalls_in_row = 0
+            self._silent = False
             self._waiting_since = None if n == self.sent_count else self._clock()
 
     def _on_ack(self, _attr: str, _old: Any, new: Any) -> None:

@@ -355,7 +355,8 @@ def test_the_page_acknowledges_frames_and_never_has_more_than_two_unacknowledged
         sent, ack = page.evaluate(_FRAME_ACK_JS)
         seen.append((sent, ack))
         assert sent is not None and ack is not None, seen
-        assert 0 <= sent - ack <= 2, seen  # at most two frames on their way (frame_ack.py)
+        # at most two frames on their way (frame_ack.py), one more after a 3 s stall
+        assert 0 <= sent - ack <= 3, seen
         time.sleep(0.25)
     assert seen[-1][1] > seen[0][1] >= 1, seen  # the page keeps acknowledging new frames
     _click(page, "pause-button")

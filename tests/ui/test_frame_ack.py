@@ -50,16 +50,39 @@ def test_a_lost_acknowledgement_never_freezes_the_page():
     clock.now += 2.9
     assert not ack.may_send()
     clock.now += 0.2  # 3 s since the last frame went out, no acknowledgement
-    assert ack.may_send() and ack.stalls == 1
-    ack.sent()  # one more frame; then the page waits again
-    assert not ack.may_send()
+    assert ack.may_send() and ack.may_send() and ack.stalls == 0  # asking counts nothing
+    ack.sent()  # one more frame (a stall); then the page waits again
+    assert not ack.may_send() and ack.stalls == 1
     clock.now += 1.0
     ack.acknowledge([2])  # a late acknowledgement restarts the wait
     assert not ack.may_send()
     clock.now += 2.5
     assert not ack.may_send()
     clock.now += 0.6
-    assert ack.may_send() and ack.stalls == 2
+    assert ack.may_send()
+    ack.sent()
+    assert ack.stalls == 2
+
+
+def test_a_page_that_stops_acknowledging_is_streamed_to_ungated_until_it_answers_again():
+    clock = Clock()
+    ack = FrameAck(in_flight=1, stall_after=3.0, clock=clock)
+    ack.sent()
+    ack.acknowledge([1])
+    ack.sent()
+    for _ in range(3):  # three stalls in a row: its script broke, or it paints nothing
+        assert not ack.may_send()
+        clock.now += 3.1
+        assert ack.may_send()
+        ack.sent()
+    assert ack.stalls == 3 and not ack.acknowledging
+    for _ in range(5):
+        assert ack.may_send()  # not one frame per 3 s for the rest of the lesson
+        ack.sent()
+    ack.acknowledge([ack.sent_count])  # it answers again: gated again
+    assert ack.acknowledging and ack.may_send()
+    ack.sent()
+    assert not ack.may_send()
 
 
 def test_a_client_that_never_acknowledges_is_streamed_to_after_the_grace_period():
@@ -154,5 +177,23 @@ def test_the_app_sends_a_served_page_no_frame_while_two_await_their_ack():
     assert app.plots["regret"].sent == pushed + len(shown) and len(shown) == 1
     assert app.tick() is False
     app.frame_ack.acknowledge([app.frame_ack.sent_count])  # the page drew them
+    assert app.tick() is True
+    app.dispose()
+
+
+def test_a_worker_threads_frame_waiting_for_the_loop_holds_back_the_next_one():
+    # panel serve --num-threads: the frame is simulated on a thread and shown by a next-tick
+    # callback; until that runs, frame_ack has not counted it, so no second frame may start
+    app = small_app()
+    app.run()
+    app.frame_ack.no_ack_after = app.frame_ack.stall_after = 600.0
+    doc = _ServedDoc()
+    app._doc = doc
+    assert app.tick() is True and len(doc.queued) == 1
+    t = app.run_model.t
+    assert app.tick() is False and app.run_model.t == t and len(doc.queued) == 1
+    doc.queued.pop()()  # the loop shows it: now it counts (Run's frame and this one)
+    assert app.frame_ack.sent_count == 2 and app.tick() is False  # two await their ack
+    app.frame_ack.acknowledge([2])
     assert app.tick() is True
     app.dispose()
