@@ -123,18 +123,10 @@ def run_panels(
 
 
 def run_panel(
-    problem: str,
-    spec: dict[str, Any],
-    algorithms: Sequence[str],
-    horizon: int,
-    runs: int,
-    seed: int,
-    params: dict[str, dict[str, Any]] | None = None,
-    tune: Sequence[str] = (),
-    values: Sequence[float] = TUNE_VALUES,
-    scheduler: str | None = None,
-    client: Any = None,
+    *args: Any, scheduler: str | None = None, client: Any = None, **kwargs: Any
 ) -> PanelRun:
-    """Run one panel on the sweep engine; tune constant ``c`` of the algorithms in ``tune``."""
-    job = panel_job(problem, spec, algorithms, horizon, runs, seed, params, tune, values)
+    """Run one panel on the sweep engine (the arguments of :func:`panel_job`: problem, spec,
+    algorithms, horizon, runs, seed, params, tune, values); tune constant ``c`` of the
+    algorithms in ``tune``."""
+    job = panel_job(*args, **kwargs)
     return _panel_run(job, run_sweep(job.sweep, scheduler=scheduler, client=client))
