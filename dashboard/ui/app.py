@@ -292,7 +292,11 @@ class DashboardApp(pn.viewable.Viewer):
             return False
         try:
             if not document.page_connected(self._doc):
-                return False  # the page is gone: push nothing (dispose() ends the run)
+                # the page is gone: push nothing, and stop ticking (a closed session's timer
+                # kept 30 closed pages at 300 callbacks/s until Bokeh discarded them); the
+                # session reaper releases the run (lifecycle.py)
+                self._stop_timer()
+                return False
             if self._push_queued or document.page_behind(self._doc):
                 return False  # the last frame is not on its way yet: skip this one
             if not self.frame_ack.may_send():

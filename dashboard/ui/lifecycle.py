@@ -83,6 +83,8 @@ class SessionReaper:
         self.closed_seconds = float(closed_seconds)
         self.clock = clock
         self._closed_since: float | None = None
+        #: the page closed for good and its run (if any) was released: nothing left to check
+        self.finished = False
 
     def check(self) -> str | None:
         """Release the run if due; returns ``"closed"``, ``"idle"`` or ``None``."""
@@ -91,6 +93,7 @@ class SessionReaper:
             if self._closed_since is None:
                 self._closed_since = now
             if now - self._closed_since >= self.closed_seconds:
+                self.finished = True  # (Panel's auto-reconnect is off: the socket stays closed)
                 if self.run_model.release("The page was closed; the run was released."):
                     return "closed"
             return None
@@ -112,7 +115,14 @@ def watch_session(app: Any, period_ms: int = 500, **kwargs: Any) -> SessionReape
     doc = pn.state.curdoc
     reaper = SessionReaper(app.run_model, doc, **kwargs)
     if doc is not None and doc.session_context is not None:
-        document.periodic(reaper.check, int(period_ms))
+        callback: Any = None
+
+        def check() -> None:
+            reaper.check()
+            if reaper.finished and callback is not None:
+                callback.stop()  # a closed page costs the loop nothing until Bokeh discards it
+
+        callback = document.periodic(check, int(period_ms))
         PACER.start()  # the server's loop: frames wait while it is behind (pacing.py)
         # built pages leave the garbage collector's full passes; closed ones return (heap.py)
         pn.state.onload(HEAP.page_built)

@@ -612,6 +612,17 @@ def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
     app.dispose()
 
 
+def test_a_closed_pages_tick_timer_stops():
+    app = DashboardApp(autostart_timer=True, period_ms=10_000)
+    app.config.param.update(d=6, m=2, horizon=10**6, runs=1)
+    app.run()
+    assert app._callback is not None and app._callback.running
+    app._doc = _ServedDoc(connections=0)  # the browser tab closed
+    assert app.tick() is False
+    assert not app._callback.running  # no more callbacks for a page nobody sees
+    app.dispose()
+
+
 def test_no_frames_are_pushed_to_a_page_whose_socket_closed():
     app = small_app()
     app.run()

@@ -221,6 +221,7 @@ def test_a_closed_page_releases_its_run_within_seconds(cluster):
     assert reaper.check() == "closed"
     assert m.status == "stopped" and m.handle is None and m.result is not None
     assert _no_actors_within(5.0) < 5.0
+    assert reaper.finished  # nothing left to check: serve stops its periodic callback
     assert reaper.check() is None  # idempotent
 
 
