@@ -20,6 +20,7 @@ __all__ = [
     "needs_callback",
     "page_behind",
     "page_connected",
+    "page_opened",
     "periodic",
     "served",
 ]
@@ -45,6 +46,14 @@ def page_connected(doc: Any) -> bool:
     if session is None:
         return True
     return not session.destroyed and session.connection_count > 0
+
+
+def page_opened(doc: Any) -> bool:
+    """Whether a served page's socket is connected now (False headless, and while the page
+    is still loading: Bokeh creates the session on the page's HTTP request, seconds before
+    its websocket connects)."""
+    session = _session(doc)
+    return session is not None and not session.destroyed and session.connection_count > 0
 
 
 def page_behind(doc: Any) -> bool:

@@ -83,6 +83,7 @@ class SessionReaper:
         self.closed_seconds = float(closed_seconds)
         self.clock = clock
         self._closed_since: float | None = None
+        self._was_open = False  # the page's socket connected at least once
         #: the page closed for good and its run (if any) was released: nothing left to check
         self.finished = False
 
@@ -93,11 +94,14 @@ class SessionReaper:
             if self._closed_since is None:
                 self._closed_since = now
             if now - self._closed_since >= self.closed_seconds:
-                self.finished = True  # (Panel's auto-reconnect is off: the socket stays closed)
+                # a page that was open and closed stays closed (Panel's auto-reconnect is
+                # off); one still loading (its socket not connected yet) is checked on
+                self.finished = self._was_open
                 if self.run_model.release("The page was closed; the run was released."):
                     return "closed"
             return None
         self._closed_since = None
+        self._was_open = self._was_open or document.page_opened(self.doc)
         if self.run_model.release_if_idle(self.idle, now=now):
             return "idle"
         return None

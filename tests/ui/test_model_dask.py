@@ -205,6 +205,27 @@ class _Doc:
         self.session_context = _Context()
 
 
+def test_a_page_still_loading_keeps_its_reaper():
+    from dashboard.ui.lifecycle import SessionReaper
+
+    m = _model(0, horizon=1000, runs=1, d=6, m=2, algorithms=["CUCB"])
+    doc = _Doc()
+    doc.session_context.session.connection_count = 0  # HTTP request served, socket not yet
+    now = [0.0]
+    reaper = SessionReaper(m, doc, idle=3600, closed_seconds=1.0, clock=lambda: now[0])
+    for _ in range(10):  # a slow page load: 5 s without a socket
+        assert reaper.check() is None
+        now[0] += 0.5
+    assert not reaper.finished  # still watching: the page has not opened yet
+    doc.session_context.session.connection_count = 1  # it connects
+    assert reaper.check() is None and not reaper.finished
+    doc.session_context.session.connection_count = 0  # and later closes
+    reaper.check()
+    now[0] += 1.1
+    reaper.check()
+    assert reaper.finished
+
+
 def test_a_closed_page_releases_its_run_within_seconds(cluster):
     from dashboard.ui.lifecycle import SessionReaper
 
