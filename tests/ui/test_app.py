@@ -700,3 +700,16 @@ def test_a_page_that_has_not_taken_the_last_frame_gets_no_new_one():
     stream.busy = False  # it caught up
     assert app.tick() is True and app.run_model.t > t
     app.dispose()
+
+
+def test_two_dashboards_render_into_two_documents_of_one_process():
+    # a notebook cell run twice (or two cells showing the dashboard): each display is its own
+    # Bokeh document, and a Bokeh model shared between plots of both (a module-level tick
+    # formatter) made the second fail with "Models must be owned by only a single document"
+    for _ in range(2):
+        app = small_app(horizon=500, runs=1)
+        doc = Document()
+        doc.add_root(app.__panel__().get_root(doc))
+        app.run()
+        assert app.tick() in (True, False) and app.run_model.t > 0
+        app.dispose()

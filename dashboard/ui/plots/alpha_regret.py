@@ -22,7 +22,6 @@ from .base import PlotContext, PlotModule
 from .common import (
     DT,
     T_DIM,
-    T_FORMAT,
     _base_opts,
     _get,
     _names,
@@ -30,6 +29,7 @@ from .common import (
     algorithm_colors,
     band_layers,
     band_title,
+    t_format,
 )
 
 
@@ -113,7 +113,7 @@ def alpha_regret_plot(
             title=title,
             legend_position="right",
             xlim=_xlim(result) or (None, None),
-            xformatter=T_FORMAT,
+            xformatter=t_format(),
         )
     )
 

@@ -55,8 +55,16 @@ HEIGHT = 320
 DT = ["dictionary"]
 
 T_DIM = hv.Dimension("t", label="round t")
-#: Tick format of round axes: 20k, 1.5m ...
-T_FORMAT = NumeralTickFormatter(format="0.[0]a")
+
+
+def t_format() -> NumeralTickFormatter:
+    """Tick format of round axes: 20k, 1.5m ...  A new Bokeh model per plot: a Bokeh model
+    belongs to one document, and a module-level one made the second dashboard of a process
+    rendered outside a server (a notebook cell run again) fail with "Models must be owned by
+    only a single document"."""
+    return NumeralTickFormatter(format="0.[0]a")
+
+
 T_LOG_DIM = hv.Dimension("t_log", label="round t (log scale)")
 REF_COLOR = "#444444"
 

@@ -15,7 +15,6 @@ from .common import (
     DT,
     REF_COLOR,
     T_DIM,
-    T_FORMAT,
     _base_opts,
     _get,
     _legend_stub,
@@ -24,6 +23,7 @@ from .common import (
     _spec,
     _xlim,
     algorithm_colors,
+    t_format,
 )
 
 
@@ -123,7 +123,7 @@ def complexity_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.
             logy=True,
             legend_position="right",
             xlim=_xlim(result) or (None, None),
-            xformatter=T_FORMAT,
+            xformatter=t_format(),
             hooks=[_legend_names(names)],
         )
     )

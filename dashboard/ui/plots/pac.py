@@ -16,13 +16,13 @@ from .common import (
     DT,
     REF_COLOR,
     T_DIM,
-    T_FORMAT,
     _base_opts,
     _get,
     _names,
     _spec,
     _xlim,
     algorithm_colors,
+    t_format,
 )
 
 
@@ -94,7 +94,7 @@ def pac_plot(
     return hv.Overlay(layers).opts(
         **_base_opts(
             title="PAC view: √t · e_t per phase",
-            xformatter=T_FORMAT,
+            xformatter=t_format(),
             legend_position="top_right",
             xlim=_xlim(result) or (None, None),
         )

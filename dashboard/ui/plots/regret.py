@@ -15,7 +15,6 @@ from .common import (
     DT,
     REF_COLOR,
     T_DIM,
-    T_FORMAT,
     T_LOG_DIM,
     _base_opts,
     _get,
@@ -26,6 +25,7 @@ from .common import (
     algorithm_colors,
     band_layers,
     band_title,
+    t_format,
 )
 
 
@@ -178,7 +178,7 @@ def regret_plot(
             logx=log_axes,
             logy=log_axes,
             xlim=_xlim(result, log_axes) or (None, None),
-            xformatter=T_FORMAT,
+            xformatter=t_format(),
         )
     )
 

@@ -13,7 +13,6 @@ from .base import PlotModule
 from .common import (
     DT,
     T_DIM,
-    T_FORMAT,
     _base_opts,
     _get,
     _names,
@@ -21,6 +20,7 @@ from .common import (
     _spec,
     _xlim,
     algorithm_colors,
+    t_format,
 )
 
 
@@ -150,7 +150,7 @@ def oracle_timeline(
             xlim=_xlim(result) or (None, None),
             ylim=(-0.6, max(n, 1) - 0.4),
             ylabel="",
-            xformatter=T_FORMAT,
+            xformatter=t_format(),
         )
     )
 
