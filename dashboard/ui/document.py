@@ -40,12 +40,7 @@ def served(doc: Any) -> bool:
 def page_connected(doc: Any) -> bool:
     """False once a served page's socket closed (or its session ended); always True without
     a server, and while a session is being created."""
-    if getattr(doc, "session_context", None) is None:
-        return True
-    session = _session(doc)
-    if session is None:
-        return True
-    return not session.destroyed and session.connection_count > 0
+    return _session(doc) is None or page_opened(doc)
 
 
 def page_opened(doc: Any) -> bool:

@@ -15,9 +15,9 @@ measured with ``benchmarks/bench_classroom.py``):
 * ``frame-sent``: the server sets its ``tags`` to ``[frame number]`` in the same document patch
   as the frame's data (the app calls :meth:`FrameAck.sent` inside its ``hold``);
 * ``frame-ack``: a JavaScript callback on ``frame-sent`` copies the number to this model's
-  ``tags`` once the browser has handled that patch and painted (``requestAnimationFrame`` when
-  the page is visible; a timer in a hidden tab, which browsers slow to about once a second),
-  and Bokeh syncs the change back to the server.
+  ``tags`` once the browser has handled that patch and painted (``requestAnimationFrame`` or
+  250 ms, whichever comes first, when the page is visible; a timer in a hidden tab, which
+  browsers slow to about once a second), and Bokeh syncs the change back to the server.
 
 The app asks :meth:`FrameAck.may_send` before each frame: at most ``in_flight`` frames may be
 unacknowledged, so a slow page streams at its own pace and its Pause is at most that many
@@ -30,8 +30,8 @@ recognised after ``no_ack_after`` seconds without any acknowledgement and then s
 as before.  Headless (notebooks, tests: no served page) nothing is gated.
 
 Every acknowledgement is a patch from the page, which Bokeh answers with an ``OK`` message
-written fragment by fragment; :func:`dashboard.ui.document.bokeh_sending` keeps frames from
-interleaving with those replies.
+under the connection's write lock; no frame is written meanwhile
+(:func:`dashboard.ui.document.bokeh_sending` says why).
 """
 
 from __future__ import annotations
@@ -120,13 +120,17 @@ class FrameAck(pn.viewable.Viewer):
             return True
         return self._clock() - self._first_sent_at < self.no_ack_after
 
+    def _window_full(self) -> bool:
+        """A served, acknowledging page has ``in_flight`` frames awaiting acknowledgement."""
+        return (
+            self._served() and self.acknowledging and self.sent_count - self.acked >= self.in_flight
+        )
+
     def may_send(self) -> bool:
         """Whether the next frame may go out now: fewer than ``in_flight`` frames await
         their acknowledgement, or ``stall_after`` seconds passed without one (a lost
         acknowledgement), or the page is not a served, acknowledging one."""
-        if not self._served() or not self.acknowledging:
-            return True
-        if self.sent_count - self.acked < self.in_flight:
+        if not self._window_full():
             return True
         since = self._waiting_since
         return since is not None and self._clock() - since >= self.stall_after
@@ -136,7 +140,7 @@ class FrameAck(pn.viewable.Viewer):
         the page in the frame's own patch).  A frame sent past ``in_flight`` unacknowledged
         ones is a stall; ``stalls_to_stop`` in a row and the page counts as one that stopped
         acknowledging (streamed to as before, until it acknowledges again)."""
-        if self._served() and self.acknowledging and self.sent_count - self.acked >= self.in_flight:
+        if self._window_full():
             self.stalls += 1
             self._stalls_in_row += 1
             if self._stalls_in_row >= self.stalls_to_stop:
