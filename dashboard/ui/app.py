@@ -79,7 +79,7 @@ _PARTS: dict[str, tuple[str, str]] = {
     },
     **{
         n: ("controls", n)
-        for n in "run_button pause_button step_button reset_button progress_text progress_bar "
+        for n in "run_button pause_button step_button reset_button progress_text "
         "alert url_notice notice download show_url_notices".split()
     },
     "constants_card": ("constants", "card"),
