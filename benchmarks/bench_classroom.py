@@ -512,10 +512,21 @@ async def _pause_cycles(
         sent = await student.click("pause-button")
         got = await student.wait_for("paused", sent, timeout)
         out.append(math.inf if got is None else got - sent)
+        _trace_pause(student.ids.get("pause-button", "?"), sent, got)
         if got is not None:
             sent = await student.click("pause-button")  # Resume
             await student.wait_for("running", sent, timeout)
     return out
+
+
+def _trace_pause(button: str, sent: float, got: float | None) -> None:
+    """With ``BENCH_PAUSE_TRACE=FILE``: one line per Pause, ``button-id sent received``
+    (``time.monotonic``, the clock a server-side trace on this machine reads too), to split a
+    Pause's latency into its way to the server, the server's work and the way back."""
+    where = os.environ.get("BENCH_PAUSE_TRACE")
+    if where:
+        with open(where, "a") as f:
+            f.write(f"{button} {sent:.4f} {'nan' if got is None else f'{got:.4f}'}\n")
 
 
 class LoopLag:
