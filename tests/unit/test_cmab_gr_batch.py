@@ -5,7 +5,11 @@
   on the exact ties of never-played arms and repeated laws;
 * ``upper_bounds`` never falls below a reference value;
 * ``BetaIntervals`` gives Algorithm 8's interval index of the inverse-CDF outcome bit for bit,
-  also for uniforms placed within a few ulps of the CDF at an interval end.
+  also for uniforms placed within a few ulps of the CDF at an interval end;
+* the fast paths of issue 9's reproduce speed-ups equal the plain computations: ``law_ids``
+  (a set of bytes) equals ``np.unique`` over the rows' bytes, the cached ``lattice`` equals the
+  uncached one, and near-ties whose law signatures are the same multiset in another order
+  (``(L0, L1)`` vs ``(L1, L0)``: different reference folds) are still evaluated.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ from dashboard.algorithms.cmab.actions import MSets
 from dashboard.algorithms.cmab.policies.beta_levels import BetaIntervals, interval_index
 from dashboard.algorithms.cmab.policies.gr_batch import (
     exact_laws,
+    law_ids,
     pruned_values,
     refined_rows,
     upper_bounds,
 )
 from dashboard.algorithms.cmab.rewards import ContinuousRewards
-from dashboard.algorithms.cmab.rewards.aggregate import action_arms, prefix_table
+from dashboard.algorithms.cmab.rewards.aggregate import _lattice, action_arms, lattice, prefix_table
 from dashboard.algorithms.cmab.rewards.general import expected_aggregate
 from dashboard.algorithms.randomness import stream_key, uniform
 
@@ -155,3 +160,63 @@ def test_beta_intervals_equal_the_inverse_cdf_index(kappa, s):
     fresh = BetaIntervals(model.alpha, model.beta, s, model.quantile)
     fresh.index(np.arange(n) % 6, u[:n])
     assert fresh.exact_calls <= 5
+
+
+def _law_ids_plain(P: np.ndarray) -> np.ndarray:
+    """The former ``law_ids``: ``np.unique`` over the rows viewed as bytes."""
+    R, d, G = P.shape
+    flat = np.ascontiguousarray(P).reshape(-1, G)
+    ids = np.unique(flat.view(np.dtype((np.void, 8 * G))).ravel(), return_inverse=True)[1]
+    return np.asarray(ids).reshape(R, d)
+
+
+_ATOMS = [0.0, -0.0, 1.0, 0.5, 0.25, 1e-300, -1.0, np.inf, np.nan, 1.0 - 2.0**-53]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 7), st.integers(1, 6)),
+    data=st.data(),
+)
+def test_law_ids_equal_unique_over_bytes(shape, data):
+    n = int(np.prod(shape))
+    vals = data.draw(st.lists(st.sampled_from(_ATOMS), min_size=n, max_size=n))
+    P = np.array(vals, dtype=float).reshape(shape)
+    assert law_ids(P).tolist() == _law_ids_plain(P).tolist()
+    # and on a strided view (rows copied to contiguous bytes first)
+    Q = np.repeat(P, 2, axis=2)[:, :, ::2]
+    assert law_ids(Q).tolist() == _law_ids_plain(P).tolist()
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], [0.0, 0.2, 0.6, 1.0], [0.5], [0.0, 0.3, 0.31], [0.0, 0.0]],
+)
+def test_cached_lattice_equals_the_plain_one(grid):
+    g = np.array(grid)
+    plain = _lattice(g, 1e-12)
+    for _ in range(2):  # first call fills the cache, the second reads it
+        got = lattice(g)
+        if plain is None:
+            assert got is None
+            continue
+        assert got[0] == plain[0] and got[1] == plain[1] and got[3] == plain[3]
+        assert got[2].tolist() == plain[2].tolist()
+        assert not got[2].flags.writeable  # shared between callers: read-only
+    assert (lattice(g, rtol=0.0) is None) == (_lattice(g, 0.0) is None)
+
+
+def test_swapped_signatures_are_evaluated_with_the_reference():
+    """Arms 0 and 2 share one law, arm 1 another: actions {0, 1} and {1, 2} have the law
+    signatures (L0, L1) and (L1, L0), the same multiset, whose reference values are computed
+    in different fold orders: both are evaluated, the first maximiser wins."""
+    g = GRIDS["paper"]
+    law_a = np.array([0.0, 0.0, 0.0, 0.0, 0.87474817, 0.12525183])
+    law_b = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    law_c = np.array([0.0, 0.0, 0.0, 0.43203591, 0.0, 0.56796409])
+    P = np.stack([law_a, law_b, law_a, law_c, law_c])[None]
+    A = MSets(5, 2).enumerate()
+    arms = action_arms(A)[0][1]
+    rows, n_re = refined_rows(g, P, A, arms, "sqrt-sum", prefix_table(arms))
+    assert rows.tolist() == _reference(g, P, arms, None).tolist()
+    assert n_re >= 2

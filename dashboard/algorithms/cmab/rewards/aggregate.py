@@ -107,10 +107,30 @@ def prefix_table(arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hit
 
 
+_LATTICES: dict[bytes, tuple[float, float, np.ndarray, float] | None] = {}
+
+
 def lattice(grid: np.ndarray, rtol: float = 1e-12) -> tuple[float, float, np.ndarray, float] | None:
     """``(b, h, positions, deviation)`` if the sorted distinct values ``grid`` lie on
-    ``b + h k`` (``k`` integer, at most 4096 lattice points), else ``None``."""
+    ``b + h k`` (``k`` integer, at most 4096 lattice points), else ``None``.
+
+    Cached by the grid's bytes (the batched engines ask it twice a round of the same grid;
+    the positions array is read-only)."""
     grid = np.asarray(grid, dtype=float)
+    key = grid.tobytes() + np.float64(rtol).tobytes()
+    if key in _LATTICES:
+        return _LATTICES[key]
+    lat = _lattice(grid, rtol)
+    if lat is not None:
+        lat[2].flags.writeable = False
+    if len(_LATTICES) >= 64:
+        _LATTICES.clear()
+    _LATTICES[key] = lat
+    return lat
+
+
+def _lattice(grid: np.ndarray, rtol: float) -> tuple[float, float, np.ndarray, float] | None:
+    """:func:`lattice` without its cache."""
     if grid.size == 1:
         return float(grid[0]), 1.0, np.zeros(1, dtype=np.int64), 0.0
     b, span = float(grid[0]), float(grid[-1] - grid[0])
