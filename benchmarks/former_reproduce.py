@@ -1,0 +1,169 @@
+"""Former implementations of the kernels sped up for ``reproduce all --scale paper`` (issue 9),
+and a side-by-side harness: one paper task (one algorithm of one figure's panel, R = 10
+repetitions, a reduced horizon) run with the former kernels patched in and with the current
+ones, interleaved in one process, timed in process CPU seconds (the machine is shared), with a
+check that both give the same record bit for bit (wall times aside).
+
+Used by ``bench_cmab.py --reproduce`` (SDCB, OLS-UCB-C) and ``bench_batched.py --reproduce``
+(SP-TS).  The copies below are the code as it was before each change, verbatim up to names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from dashboard.algorithms.cmab.policies import batched as cmab_batched
+from dashboard.algorithms.cmab.policies import gr_batch, gr_stats
+from dashboard.algorithms.cmab.rewards import aggregate
+from dashboard.algorithms.cmab.rewards.laws import expected_aggregate
+
+
+# ----------------------------------------------------------------------------- SDCB (gr_batch)
+def _former_lattice(
+    grid: np.ndarray, rtol: float = 1e-12
+) -> tuple[float, float, np.ndarray, float] | None:
+    """``lattice`` before the cache: recomputed on every call."""
+    return aggregate._lattice(np.asarray(grid, dtype=float), rtol)
+
+
+def _former_law_ids(P: np.ndarray) -> np.ndarray:
+    R, d, G = P.shape
+    flat = np.ascontiguousarray(P).reshape(-1, G)
+    ids = np.unique(flat.view(np.dtype((np.void, 8 * G))).ravel(), return_inverse=True)[1]
+    return np.asarray(ids).reshape(R, d)
+
+
+def _former_resolve_ties(
+    grid: np.ndarray,
+    P: np.ndarray,
+    arms: np.ndarray,
+    kind: str,
+    owner: np.ndarray,
+    close: np.ndarray,
+    rows: np.ndarray,
+    todo: np.ndarray,
+) -> int:
+    k = arms.shape[1]
+    used = np.unique(owner[todo])
+    law = np.zeros((P.shape[0], P.shape[1]), dtype=np.int64)
+    law[used] = _former_law_ids(P[used])
+    law = law[owner[todo]]
+    N = int(law.max()) + 2
+    if float(N) ** k < 2.0**62:
+        code = law[:, arms[:, 0]]
+        for j in range(1, k):
+            code = code + law[:, arms[:, j]] * N**j
+        near = close[todo]
+        lo = np.where(near, code, np.iinfo(np.int64).max).min(axis=1)
+        hi = np.where(near, code, -1).max(axis=1)
+        single = lo == hi
+        rows[todo[single]] = np.argmax(close[todo[single]], axis=1)
+        keep = ~single
+        todo, law = todo[keep], law[keep]
+    reevaluated = 0
+    for q, r in enumerate(todo):
+        cand = np.flatnonzero(close[r])
+        _, first_idx = np.unique(law[q][arms[cand]], axis=0, return_index=True)
+        cand = cand[np.sort(first_idx)]
+        if cand.size == 1:
+            rows[r] = cand[0]
+            continue
+        laws = gr_batch.exact_laws(grid, P[owner[r]])
+        vals = [
+            expected_aggregate([laws[i][0] for i in a], [laws[i][1] for i in a], kind)
+            for a in arms[cand]
+        ]
+        rows[r] = cand[int(np.argmax(vals))]
+        reevaluated += cand.size
+    return reevaluated
+
+
+def _sdcb_patches() -> list[tuple[Any, str, Any]]:
+    return [
+        (gr_batch, "_resolve_ties", _former_resolve_ties),
+        (gr_batch, "law_ids", _former_law_ids),
+        (gr_batch, "lattice", _former_lattice),
+        (aggregate, "lattice", _former_lattice),
+        (cmab_batched, "lattice", _former_lattice),
+        (gr_stats, "lattice", _former_lattice),
+    ]
+
+
+#: Former kernels per benchmark row: ``name -> () -> [(module, attribute, former value)]``.
+FORMER: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {"sdcb": _sdcb_patches}
+
+
+@contextlib.contextmanager
+def former(name: str) -> Iterator[None]:
+    """Install the former kernels of row ``name`` for the duration of the block."""
+    patches = FORMER[name]()
+    saved = [(mod, attr, getattr(mod, attr)) for mod, attr, _ in patches]
+    try:
+        for mod, attr, value in patches:
+            setattr(mod, attr, value)
+        yield
+    finally:
+        for mod, attr, value in saved:
+            setattr(mod, attr, value)
+
+
+# ----------------------------------------------------------------------------- the harness
+def paper_unit(figure: str, algorithm: str, panel: int, horizon: int, runs: int) -> dict:
+    """The sweep unit ``reproduce FIGURE --scale paper --tune no`` runs for ``algorithm`` on
+    the figure's ``panel``-th panel, at ``horizon`` rounds and ``runs`` repetitions."""
+    from dashboard.simulation.figures import get_figure
+    from dashboard.simulation.tuning import panel_job
+
+    fig = get_figure(figure)
+    p = fig.panels[panel]
+    spec = dict(p.spec)
+    problem = spec.pop("problem")
+    params = {k: dict(v) for k, v in p.params.items()}
+    job = panel_job(problem, spec, list(p.algorithms), horizon, runs, 0, params=params)
+    return next(u for u in job.sweep.units.values() if u["algorithm"] == algorithm)
+
+
+def _numbers(rec: dict[str, Any]) -> str:
+    for a in rec["algorithms"]:
+        a.pop("wall_seconds", None)
+        a.pop("oracle_seconds", None)
+    return json.dumps(rec, sort_keys=True, default=repr)
+
+
+def side_by_side(
+    row: str, figure: str, algorithm: str, panel: int, horizon: int, runs: int, repeats: int
+) -> dict[str, Any]:
+    """CPU seconds of one paper task with the former kernels of ``row`` and with the current
+    ones, interleaved (best of ``repeats`` each), their ratio, and whether the records are
+    identical."""
+    from dashboard.simulation.sweep import run_task
+
+    unit = paper_unit(figure, algorithm, panel, horizon, runs)
+    reps = list(range(runs))
+    run_task(unit, reps[:1])  # imports and caches outside the clock
+    best = {"former": float("inf"), "current": float("inf")}
+    out: dict[str, str] = {}
+    for _ in range(repeats):
+        for which in ("former", "current"):
+            ctx = former(row) if which == "former" else contextlib.nullcontext()
+            with ctx:
+                start = time.process_time()
+                rec = run_task(unit, reps)
+                best[which] = min(best[which], time.process_time() - start)
+            out[which] = _numbers(rec)
+    return {
+        "row": row,
+        "task": f"{figure} panel {panel} {algorithm}",
+        "horizon": horizon,
+        "runs": runs,
+        "former_cpu_s": round(best["former"], 3),
+        "current_cpu_s": round(best["current"], 3),
+        "speedup": round(best["former"] / best["current"], 3),
+        "identical": out["former"] == out["current"],
+    }
