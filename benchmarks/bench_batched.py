@@ -37,9 +37,13 @@ Issue 9 rows (each with its own flag, side by side in one process unless said ot
   2-worker ``LocalCluster``, panel after panel (:func:`run_panel` each) against all panels'
   tasks as one pool (:func:`run_panels`), wall seconds, same numbers required.
 
+* ``--reproduce``: ``semi-regret``'s SP-TS tasks (d = 20, K = 30 and d = 5, K = 10, R = 10,
+  ``--reproduce-horizon`` rounds) with the former kernels (``former_reproduce.py``) and the
+  current ones side by side in one process: CPU seconds, ratio, identical records required.
+
 Usage: ``python benchmarks/bench_batched.py [--quick] [--sampler] [--rng] [--malloc]
-[--pool]`` prints a JSON dict (``--sampler`` / ``--rng`` / ``--malloc`` / ``--pool``: only
-those rows); ``run(quick)`` returns the default rows.
+[--pool] [--reproduce]`` prints a JSON dict (``--sampler`` / ``--rng`` / ``--malloc`` /
+``--pool`` / ``--reproduce``: only those rows); ``run(quick)`` returns the default rows.
 """
 
 from __future__ import annotations
@@ -331,6 +335,20 @@ def run_pool(horizon: int = 5000) -> dict[str, Any]:
     }
 
 
+#: ``--reproduce`` rows: (former kernels, figure, algorithm, panel).
+REPRODUCE_ROWS = [("spts", "semi-regret", "SP-TS", 1), ("spts", "semi-regret", "SP-TS", 0)]
+
+
+def run_reproduce(horizon: int = 3000, repeats: int = 2) -> list[dict[str, Any]]:
+    """The ``--reproduce`` rows (see the module docstring)."""
+    from former_reproduce import side_by_side
+
+    return [
+        side_by_side(row, fig, alg, panel, horizon, 10, repeats)
+        for row, fig, alg, panel in REPRODUCE_ROWS
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T = 150 instead of 600")
@@ -340,6 +358,8 @@ def main() -> None:
     parser.add_argument("--malloc", action="store_true", help="SP-TS under two malloc settings")
     parser.add_argument("--pool", action="store_true", help="panels one by one vs pooled")
     parser.add_argument("--pool-horizon", type=int, default=5000)
+    parser.add_argument("--reproduce", action="store_true", help="former vs current paper tasks")
+    parser.add_argument("--reproduce-horizon", type=int, default=3000)
     args = parser.parse_args()
     out: Any = {}
     if args.sampler:
@@ -350,6 +370,8 @@ def main() -> None:
         out["malloc"] = run_malloc(quick=args.quick)
     if args.pool:
         out["pool"] = run_pool(args.pool_horizon)
+    if args.reproduce:
+        out["reproduce"] = run_reproduce(args.reproduce_horizon)
     if not out:
         out = run(quick=args.quick, seed=args.seed)
     print(json.dumps(out, indent=2))

@@ -17,11 +17,18 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtri
 
 from dashboard.algorithms.cmab.policies import batched as cmab_batched
 from dashboard.algorithms.cmab.policies import gr_batch, gr_stats
 from dashboard.algorithms.cmab.rewards import aggregate
 from dashboard.algorithms.cmab.rewards.laws import expected_aggregate
+from dashboard.algorithms.semiparametric.policies import spts
+from dashboard.algorithms.semiparametric.policies.certified_argmax import (
+    approx_normal,
+    certified_best,
+    thresholds,
+)
 
 
 # ----------------------------------------------------------------------------- SDCB (gr_batch)
@@ -95,8 +102,52 @@ def _sdcb_patches() -> list[tuple[Any, str, Any]]:
     ]
 
 
+# ----------------------------------------------------------------------------- SP-TS (spts)
+def _former_spts_decide(self: Any) -> tuple[np.ndarray, np.ndarray]:
+    if self._cache_t == self.t:
+        return self._a, self._pi
+    try:
+        L = np.linalg.cholesky(self.B)  # B = L L^T, (R, d, d)
+    except np.linalg.LinAlgError as err:
+        raise np.linalg.LinAlgError(f"B is not positive definite: {err}") from None
+    inv_L = np.linalg.inv(L)  # L^-1 (its upper triangle zero up to rounding)
+    u, has_one = self._uniforms(self.t + 1)  # (R, n_mc + 1, d)
+    y = self.y[:, :, None]
+    if self.certify:
+        # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
+        mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
+        z = approx_normal(u, out=self._z_buf, work=self._z_work)
+        scores = np.matmul(z, self.v * (inv_L @ self._XT), out=self._scores)  # x_i^T (mu~ - mu_hat)
+        scores += (mu @ self._XT)[:, None, :]
+        best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
+        redo = np.flatnonzero(~ok | has_one)
+        self.recomputed += int(redo.size)
+    else:
+        best = np.empty((self.R, self.n_mc + 1), dtype=np.int64)
+        redo = np.arange(self.R)
+    if redo.size:
+        # the exact draws: mu_hat = L^-T L^-1 y, z = ndtri(u), mu~ = mu_hat + v L^-T z
+        # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1)
+        L_inv = np.tril(inv_L[redo])
+        mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
+        draws = mu_hat[:, None, :] + self.v * (ndtri(u[redo]) @ L_inv)
+        best[redo] = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
+    self._a = best[:, 0]
+    counts = np.bincount((best[:, 1:] + self._offsets).ravel(), minlength=self.R * self.K)
+    self._pi = counts.reshape(self.R, self.K) / self.n_mc
+    self._cache_t = self.t
+    return self._a, self._pi
+
+
+def _spts_patches() -> list[tuple[Any, str, Any]]:
+    return [(spts.BatchedSemiparametricTS, "_decide", _former_spts_decide)]
+
+
 #: Former kernels per benchmark row: ``name -> () -> [(module, attribute, former value)]``.
-FORMER: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {"sdcb": _sdcb_patches}
+FORMER: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {
+    "sdcb": _sdcb_patches,
+    "spts": _spts_patches,
+}
 
 
 @contextlib.contextmanager
