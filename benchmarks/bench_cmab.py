@@ -104,7 +104,7 @@ def run(quick: bool = False) -> dict[str, Any]:
 
 
 #: ``--reproduce`` rows: (former kernels, figure, algorithm, panel).
-REPRODUCE_ROWS = [("sdcb", "cmab-fig4", "SDCB", 0)]
+REPRODUCE_ROWS = [("sdcb", "cmab-fig4", "SDCB", 0), ("ols-ucb-c", "cmab-fig3", "OLS-UCB-C", 0)]
 
 
 def run_reproduce(horizon: int = 4000, repeats: int = 2) -> list[dict[str, Any]]:

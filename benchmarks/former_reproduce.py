@@ -143,10 +143,35 @@ def _spts_patches() -> list[tuple[Any, str, Any]]:
     return [(spts.BatchedSemiparametricTS, "_decide", _former_spts_decide)]
 
 
+# ------------------------------------------------------------------- OLS-UCB-C (batched.py)
+def _former_ols_outcomes(
+    self: Any, actions: np.ndarray, rows: np.ndarray, arms: np.ndarray, t: int
+) -> np.ndarray:
+    """The former ``_outcomes`` (``rows`` unused): a normal draw per round, a product and a
+    pull update per repetition."""
+    from dashboard.algorithms import randomness as rnd
+
+    if not self._gauss:
+        return np.stack([e.play_fixed(a, t, 1)[0] for e, a in zip(self.envs, actions)])
+    model = self.model
+    z = rnd.normal(self._keys[:, : arms.shape[1]], t)
+    y = np.empty(arms.shape)
+    for r in range(self.R):
+        a = arms[r]
+        y[r] = (model.mu[a][None, :] + z[r][None, :] @ model._factor(a).T)[0]
+        self.envs[r].pulls[a] += 1
+    return y
+
+
+def _ols_patches() -> list[tuple[Any, str, Any]]:
+    return [(cmab_batched.BatchedOLSUCBC, "_outcomes", _former_ols_outcomes)]
+
+
 #: Former kernels per benchmark row: ``name -> () -> [(module, attribute, former value)]``.
 FORMER: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {
     "sdcb": _sdcb_patches,
     "spts": _spts_patches,
+    "ols-ucb-c": _ols_patches,
 }
 
 
