@@ -91,8 +91,21 @@ def _former_resolve_ties(
     return reevaluated
 
 
+def _former_optimistic_dense(
+    counts: np.ndarray, n: np.ndarray, C: float, log_term: float | np.ndarray
+) -> np.ndarray:
+    rho, F = gr_batch._empirical_cdf_and_width(counts, n, C, log_term)
+    Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
+    P = np.diff(Fu, axis=2, prepend=0.0, append=1.0)
+    point = (n == 0) | (rho >= 1.0)
+    P[point] = 0.0
+    P[point, -1] = 1.0
+    return P
+
+
 def _sdcb_patches() -> list[tuple[Any, str, Any]]:
     return [
+        (cmab_batched, "optimistic_dense", _former_optimistic_dense),
         (gr_batch, "_resolve_ties", _former_resolve_ties),
         (gr_batch, "law_ids", _former_law_ids),
         (gr_batch, "lattice", _former_lattice),

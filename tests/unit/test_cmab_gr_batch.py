@@ -23,8 +23,10 @@ from scipy.special import betainc
 from dashboard.algorithms.cmab.actions import MSets
 from dashboard.algorithms.cmab.policies.beta_levels import BetaIntervals, interval_index
 from dashboard.algorithms.cmab.policies.gr_batch import (
+    _empirical_cdf_and_width,
     exact_laws,
     law_ids,
+    optimistic_dense,
     pruned_values,
     refined_rows,
     upper_bounds,
@@ -220,3 +222,36 @@ def test_swapped_signatures_are_evaluated_with_the_reference():
     rows, n_re = refined_rows(g, P, A, arms, "sqrt-sum", prefix_table(arms))
     assert rows.tolist() == _reference(g, P, arms, None).tolist()
     assert n_re >= 2
+
+
+def _optimistic_plain(counts, n, C, log_term):
+    """The former ``optimistic_dense`` (``np.diff`` with prepend / append)."""
+    rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
+    Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
+    P = np.diff(Fu, axis=2, prepend=0.0, append=1.0)
+    point = (n == 0) | (rho >= 1.0)
+    P[point] = 0.0
+    P[point, -1] = 1.0
+    return P
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    R=st.integers(1, 4),
+    d=st.integers(1, 6),
+    G=st.integers(2, 9),
+    C=st.sampled_from([0.0, 0.5, 1.5, 8.0]),
+    per_rep=st.booleans(),
+)
+def test_optimistic_laws_equal_the_diff_form(seed, R, d, G, C, per_rep):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, (R, d, G)) * (rng.random((R, d, G)) < 0.6)
+    counts[:, 0] = 0  # a never-played arm
+    n = counts.sum(axis=2)
+    log_term = (
+        np.log(rng.integers(1, 10**5, R)) if per_rep else float(np.log(rng.integers(1, 10**5)))
+    )
+    got = optimistic_dense(counts, n, C, log_term)
+    assert np.array_equal(got, _optimistic_plain(counts, n, C, log_term))
+    assert np.array_equal(np.signbit(got), np.signbit(_optimistic_plain(counts, n, C, log_term)))
