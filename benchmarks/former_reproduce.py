@@ -103,8 +103,19 @@ def _former_optimistic_dense(
     return P
 
 
+def _former_hankel(kind: str, k: int, b: float, h: float, Lp: int, L: int) -> np.ndarray:
+    s = np.arange(Lp)[:, None] + np.arange(L)[None, :]
+    return aggregate._g(kind, k * b + h * s)
+
+
+def _former_grid_scale(grid: np.ndarray) -> float:
+    return float(np.max(np.abs(grid)))
+
+
 def _sdcb_patches() -> list[tuple[Any, str, Any]]:
     return [
+        (aggregate, "_hankel", _former_hankel),
+        (gr_batch, "_grid_scale", _former_grid_scale),
         (cmab_batched, "optimistic_dense", _former_optimistic_dense),
         (gr_batch, "_resolve_ties", _former_resolve_ties),
         (gr_batch, "law_ids", _former_law_ids),

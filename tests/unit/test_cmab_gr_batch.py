@@ -255,3 +255,24 @@ def test_optimistic_laws_equal_the_diff_form(seed, R, d, G, C, per_rep):
     got = optimistic_dense(counts, n, C, log_term)
     assert np.array_equal(got, _optimistic_plain(counts, n, C, log_term))
     assert np.array_equal(np.signbit(got), np.signbit(_optimistic_plain(counts, n, C, log_term)))
+
+
+def test_cached_hankel_and_grid_scale_give_the_plain_values():
+    from dashboard.algorithms.cmab.policies import gr_batch
+    from dashboard.algorithms.cmab.rewards import aggregate
+
+    g = GRIDS["paper"]
+    rng = np.random.default_rng(5)
+    P = _laws(rng, 2, 6, g.size, repeat=True)
+    arms = action_arms(MSets(6, 2).enumerate())[0][1]
+    aggregate._HANKELS.clear()
+    gr_batch._SCALES.clear()
+    first = aggregate.values_dense(g, P, arms, "sqrt-sum")
+    assert aggregate._HANKELS and all(not H.flags.writeable for H in aggregate._HANKELS.values())
+    again = aggregate.values_dense(g, P, arms, "sqrt-sum")  # from the cache
+    assert np.array_equal(first, again)
+    # the plain Hankel matrix (built inline, as before the cache)
+    (H,) = aggregate._HANKELS.values()
+    s = np.arange(H.shape[0])[:, None] + np.arange(H.shape[1])[None, :]
+    assert np.array_equal(H, np.sqrt(np.maximum(2 * 0.0 + 0.2 * s, 0.0)))
+    assert gr_batch._grid_scale(g) == float(np.max(np.abs(g))) == gr_batch._grid_scale(g)

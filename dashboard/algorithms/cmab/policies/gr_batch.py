@@ -103,6 +103,21 @@ def exact_laws(grid: np.ndarray, P: np.ndarray) -> list[tuple[np.ndarray, np.nda
     return [(grid[p > 0], p[p > 0]) for p in P]
 
 
+_SCALES: dict[bytes, float] = {}
+
+
+def _grid_scale(grid: np.ndarray) -> float:
+    """``max |grid|`` (cached per grid: asked every round of a run)."""
+    key = grid.tobytes()
+    hit = _SCALES.get(key)
+    if hit is None:
+        hit = float(np.max(np.abs(grid)))
+        if len(_SCALES) >= 64:
+            _SCALES.clear()
+        _SCALES[key] = hit
+    return hit
+
+
 def refined_rows(
     grid: np.ndarray,
     P: np.ndarray,
@@ -148,7 +163,7 @@ def refined_queries(
     k = arms.shape[1]
     lat = lattice(grid)
     dev = 0.0 if lat is None else lat[3]
-    scale = float(np.max(np.abs(grid))) * max(k, 1)
+    scale = _grid_scale(grid) * max(k, 1)
     levels = 0 if lat is None else int(lat[2][-1]) + 1
     # pruning pays where scoring every action is expensive (Algorithm 8's s levels); on a few
     # lattice points (SDCB's 6-point support) the direct scoring of all actions is cheaper

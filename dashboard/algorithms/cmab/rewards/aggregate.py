@@ -212,13 +212,29 @@ def values_dense(
     dist = Q[:, pref[:, 0]]  # (R, n_pref, L)
     for j in range(1, k - 1):
         dist = _convolve(dist, Q[:, pref[:, j]])
-    Lp = dist.shape[2]
-    s = np.arange(Lp)[:, None] + np.arange(L)[None, :]
-    H = _g(kind, k * b + h * s)  # (Lp, L) Hankel matrix of g at the total
+    H = _hankel(kind, k, b, h, dist.shape[2], L)  # (Lp, L) Hankel matrix of g at the total
     # value(prefix, last arm) for every pair at once, then one gather per action
     M = (dist @ H) @ Q.transpose(0, 2, 1)  # (R, n_pref, d)
     out = M[:, inv, arms[:, k - 1]]
     return out[0] if squeeze else out
+
+
+_HANKELS: dict[tuple[str, int, float, float, int, int], np.ndarray] = {}
+
+
+def _hankel(kind: str, k: int, b: float, h: float, Lp: int, L: int) -> np.ndarray:
+    """``H[s, c] = g(k b + h (s + c))`` (``Lp x L``), the same array for every round of a
+    run: cached (read-only)."""
+    key = (kind, k, b, h, Lp, L)
+    H = _HANKELS.get(key)
+    if H is None:
+        s = np.arange(Lp)[:, None] + np.arange(L)[None, :]
+        H = _g(kind, k * b + h * s)
+        H.flags.writeable = False
+        if len(_HANKELS) >= 64:
+            _HANKELS.clear()
+        _HANKELS[key] = H
+    return H
 
 
 #: Lattices with more points than this are convolved in Fourier space (Algorithm 8's s levels).
