@@ -280,13 +280,19 @@ def test_lower_inverse_is_an_inverse_within_the_certified_slack(seed, R, d, spre
 def test_inverse_error_scales_with_the_factor_and_the_mean():
     rng = np.random.default_rng(3)
     L = _factors(rng, 3, 6, 10.0)
+    B = L @ np.swapaxes(L, 1, 2)
     X = rng.standard_normal((9, 6))
     norms = ca.feature_norms(X)
     w = rng.standard_normal((3, 6))
-    base = ca.inverse_error(2.0, L, w, norms)
+    base = ca.inverse_error(2.0, B, w, norms)
     assert base.shape == (3,) and np.all(base > 0)
-    assert np.all(ca.inverse_error(4.0, L, w, norms) > base)
-    assert np.all(ca.inverse_error(2.0, 10.0 * L, w, norms) > base)
-    assert np.all(ca.inverse_error(2.0, L, 100.0 * w, norms) > base)
+    assert np.all(ca.inverse_error(4.0, B, w, norms) > base)
+    assert np.all(ca.inverse_error(2.0, 100.0 * B, w, norms) > base)
+    assert np.all(ca.inverse_error(2.0, B, 100.0 * w, norms) > base)
+    # trace(B) stands for ||L||_F^2 (1% above it)
+    fro = np.sqrt((L * L).sum(axis=(1, 2)))
+    delta = ca.INVERSE_SLACK * 6 * 2.0**-52 * fro
+    v_term = 2.0 * ca.Z_MAX * 1.01 * np.sqrt(6)
+    assert np.all(base >= 2.02 * norms[0] * delta * (v_term + 2.05 * np.linalg.norm(w, axis=1)))
     # far below the table's own margin: the certificate's recomputations barely change
     assert np.all(base < 1e-3 * ca.thresholds(2.0, np.zeros((3, 6)), X, norms))

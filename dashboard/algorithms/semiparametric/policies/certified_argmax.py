@@ -135,19 +135,22 @@ def lower_inverse(L: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def inverse_error(v: float, L: np.ndarray, w: np.ndarray, norms: tuple[float, float]) -> np.ndarray:
-    """Per repetition, a bound on how much computing the scores from another inverse of
-    ``L`` (R, d, d) moves a difference of two scores, ``w = L^-1 y`` (R, d).
+def inverse_error(v: float, B: np.ndarray, w: np.ndarray, norms: tuple[float, float]) -> np.ndarray:
+    """Per repetition, a bound on how much computing the scores from another inverse of the
+    Cholesky factor ``L`` of ``B`` (R, d, d) moves a difference of two scores, ``w = L^-1 y``
+    (R, d).
 
     Two backward-stable inverses differ by ``Delta`` with ``||Delta||_2 <= delta = c d eps
-    ||L||_F`` (:data:`INVERSE_SLACK`, ``||L^-1||_2 <= 1.01`` as ``B >= I``).  A score is
+    ||L||_F`` (:data:`INVERSE_SLACK`, ``||L^-1||_2 <= 1.01`` as ``B >= I``), and
+    ``||L||_F^2 = trace(B)`` (1% added for the factorisation's rounding).  A score is
     ``x_i^T mu + v x_i^T L^-T z``: the draw term moves by at most ``v ||z||_2 delta ||x_i||_2
     <= v Z_MAX sqrt(d) delta x2``, the mean ``mu = L^-T (L^-1 y)`` by at most ``2.05 delta
     ||w||_2`` (first order, ``L^-1 y`` itself moved by ``delta ||w||``); twice that for a
     difference, 1% for second-order terms."""
-    d = L.shape[1]
+    d = B.shape[1]
     x2 = norms[0]
-    delta = INVERSE_SLACK * d * 2.0**-52 * np.sqrt((L * L).sum(axis=(1, 2)))
+    fro = np.sqrt(1.01 * np.abs(np.trace(B, axis1=1, axis2=2)))
+    delta = INVERSE_SLACK * d * 2.0**-52 * fro
     w_norm = np.sqrt((w * w).sum(axis=1))
     return 2.02 * x2 * delta * (v * Z_MAX * 1.01 * math.sqrt(d) + 2.05 * w_norm)
 

@@ -103,6 +103,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._u_t0 = 0
         self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
+        self._vXT = self.v * self._XT
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
         self._norms = feature_norms(self.X)
         # per-round scratch of the certified path (no large allocation in the round loop)
@@ -146,13 +147,13 @@ class BatchedSemiparametricTS(PerRoundBatch):
             w = inv_L @ y  # L^-1 y
             mu = (np.swapaxes(inv_L, 1, 2) @ w)[:, :, 0]  # B^-1 y up to rounding
             z = approx_normal(u, out=self._z_buf, work=self._z_work)
-            scores = np.matmul(
-                z, self.v * (inv_L @ self._XT), out=self._scores
-            )  # x_i^T (mu~ - mu_hat)
+            # x_i^T (mu~ - mu_hat) = z^T L^-1 (v x_i) (v folded into X^T once per run: the
+            # same numbers up to rounding, inside the certificate's slack)
+            scores = np.matmul(z, inv_L @ self._vXT, out=self._scores)
             scores += (mu @ self._XT)[:, None, :]
             margin = thresholds(self.v, mu, self.X, self._norms)
             if fast_inv:  # the exact path inverts L by numpy's LU solve
-                margin += inverse_error(self.v, L, w[:, :, 0], self._norms)
+                margin += inverse_error(self.v, self.B, w[:, :, 0], self._norms)
             best, ok = certified_best(scores, margin)
             redo = np.flatnonzero(~ok | has_one)
             self.recomputed += int(redo.size)
