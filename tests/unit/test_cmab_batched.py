@@ -115,6 +115,25 @@ def test_batched_olsucbc_normals_windows_and_chunks(monkeypatch):
     assert b._z_w == 16 and b._main
 
 
+def test_batched_olsucbc_singular_covariance_and_other_factor_layouts(monkeypatch):
+    """A singular Sigma (eigen-factors) gives the single runs' numbers; so does the
+    per-repetition product used when a factor is not C-ordered."""
+    from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
+    from dashboard.algorithms.cmab.rewards import CovarianceRewards
+    from dashboard.algorithms.cmab.rewards import covariance as cov
+
+    v = np.array([1.0, 0.5, -0.5, 0.25, 1.0])
+    model = CovarianceRewards(5, seed=1, Sigma=0.1 * np.outer(v, v))  # rank one
+    kw = {"warmup_fraction": 0.1}
+    b = _compare(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [150], kw)
+    assert b._factors is not None
+    real = cov._sqrt_factor
+    monkeypatch.setattr(cov, "_sqrt_factor", lambda S: np.asfortranarray(real(S)))
+    model = CovarianceRewards(5, seed=2)
+    b = _compare(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [60, 150], kw)
+    assert b._factors is None  # F-ordered factors: one product per repetition
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), R=st.integers(1, 12), k=st.integers(1, 6))
 def test_stacked_outcome_products_equal_each_runs_own(seed, R, k):

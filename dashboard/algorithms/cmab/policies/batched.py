@@ -303,8 +303,13 @@ class BatchedOLSUCBC(PlayToHorizon):
         if self._gauss:
             self._keys = np.stack([self.model._keys_for(e.rep) for e in self.envs])
             k = self.arms.shape[1]
-            # the model's factor of every action (C order, as model._factor returns them)
-            self._factors = np.stack([self.model._factor(a) for a in self.arms])
+            # the model's factor of every action; the stacked product below repeats each run's
+            # own BLAS call only for C-ordered factors (Cholesky; an eigen-factor of a
+            # singular Sigma may come in another layout: then one product per repetition)
+            factors = [self.model._factor(a) for a in self.arms]
+            self._factors = (
+                np.stack(factors) if all(f.flags.c_contiguous for f in factors) else None
+            )
             self._z: np.ndarray | None = None  # normals of rounds t0 .. t0 + W - 1
             self._z_t0 = 0
             self._z_w = max(16, min(1024, NORMALS_WINDOW // (self.R * max(k, 1))))
@@ -349,11 +354,15 @@ class BatchedOLSUCBC(PlayToHorizon):
         # play_fixed's mu[a] + z @ factor(a).T for every repetition: a stack of the same
         # (1, k) @ (k, k)^T products (one BLAS call per repetition, as each run's own)
         z = self._normals(t, arms.shape[1])
-        y = (
-            self.model.mu[arms]
-            + np.matmul(z[:, None, :], self._factors[rows].transpose(0, 2, 1))[:, 0, :]
-        )
         self._pulls[np.arange(self.R)[:, None], arms] += 1
+        if self._factors is not None:
+            FT = self._factors[rows].transpose(0, 2, 1)
+            return self.model.mu[arms] + np.matmul(z[:, None, :], FT)[:, 0, :]
+        model = self.model
+        y = np.empty(arms.shape)
+        for r in range(self.R):
+            a = arms[r]
+            y[r] = (model.mu[a][None, :] + z[r][None, :] @ model._factor(a).T)[0]
         return y
 
     def _sync_pulls(self) -> None:
