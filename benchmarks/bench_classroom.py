@@ -93,7 +93,10 @@ class Server:
     def __init__(self, args: list[str], log_path: Path) -> None:
         self.port = _free_port()
         self.log_path = log_path
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        # BENCH_EXTRA_PATH: a directory put before ours on the server's path (e.g. one with a
+        # sitecustomize.py that counts or times something inside the server)
+        path = [os.environ.get("BENCH_EXTRA_PATH", ""), str(ROOT)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
         env.pop("BANDIT_DASHBOARD_SCHEDULER", None)
         self._log = open(log_path, "wb")
         self.proc = subprocess.Popen(

@@ -99,11 +99,14 @@ class ExpensiveLog:
         self._ranges: list[tuple[int, int, int, float]] = []
         self._next_round = 0
         self._cache: dict[str, np.ndarray] | None = None
+        #: bumped by every change (a copy with the same version holds the same records)
+        self.version = 0
 
     def new_round(self) -> int:
         """Open a new adaptivity round and return its id."""
         rid = self._next_round
         self._next_round += 1
+        self.version += 1
         return rid
 
     def _purpose_code(self, purpose: str) -> int:
@@ -139,6 +142,7 @@ class ExpensiveLog:
         self._arm.append(np.broadcast_to(np.asarray(arm, dtype=np.int64), (n,)).copy())
         self._seconds.append(np.broadcast_to(np.asarray(seconds, dtype=float), (n,)).copy())
         self._cache = None
+        self.version += 1
 
     def record_every_round(self, t0: int, t1: int, purpose: str, seconds: float = 0.0) -> None:
         """Record one call in each of rounds ``t0..t1`` (inclusive), each its own adaptivity
@@ -154,6 +158,7 @@ class ExpensiveLog:
             self._ranges.append((t0, t1, code, seconds))
         self._next_round += t1 - t0 + 1
         self._cache = None
+        self.version += 1
 
     def arrays(self) -> dict[str, np.ndarray]:
         """All records as arrays ``t, round_id, purpose_code, arm, seconds``."""

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .cluster import SCHEDULER_ENV, close_client, scheduler_address, worker_malloc
+from .cluster import SCHEDULER_ENV, close_client, embedded_config, scheduler_address
 from .cluster import get_client as _shared_client
 
 __all__ = [
@@ -58,12 +58,13 @@ def close_clients() -> None:
 
 def local_cluster(n_workers: int) -> Any:
     """A ``LocalCluster`` of ``n_workers`` single-threaded processes, one BLAS thread each,
-    glibc malloc as :data:`.cluster.MALLOC_ENV`, no dashboard, quiet logs."""
+    glibc malloc as :data:`.cluster.MALLOC_ENV`, Dask's monitors as
+    :data:`.cluster.QUIET_MONITORS`, no dashboard, quiet logs."""
     import logging
 
     from distributed import LocalCluster
 
-    with warnings.catch_warnings(), worker_malloc():
+    with warnings.catch_warnings(), embedded_config():
         # the scheduler's small HTTP server (health checks) moves off a busy port 8787
         warnings.filterwarnings("ignore", message="Port .* is already in use")
         return LocalCluster(

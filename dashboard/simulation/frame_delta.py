@@ -8,10 +8,15 @@ round ``t``.  Most of it is small (curves on a fixed grid of rounds), but two pa
   per run, and pickling them again at every frame cost the worker ~15 ms and the server's Dask
   thread ~6 ms per frame and session (measured at d = 20, R = 8, t ~ 10^4), more as t grows;
 * the semiparametric instance's features ``(X, theta*)`` never change (K x d floats: 3 MB at
-  K = 2000, d = 200).
+  K = 2000, d = 200);
+* the expensive-computation logs (:class:`~dashboard.algorithms.base.ExpensiveLog`, five
+  arrays per algorithm and repetition: 120 arrays at 3 algorithms x R = 8) rarely change
+  between two frames for the rare-query algorithms, and each array cost the server's Dask
+  thread an object to rebuild on every frame.
 
 So a run on a Dask worker sends, per algorithm and repetition, only the events added since the
-frame before, and the features only once; the server joins them back.  The joined result is
+frame before, a log only when its ``version`` changed (``None`` in its place otherwise), and
+the features only once; the server joins them back.  The joined result is
 the one the worker holds, object for object (``tests/simulation/test_frame_delta.py``).  Frames
 are asked for and returned one at a time, in order, so "since the frame before" is well
 defined; a lost frame means a lost run (a new actor), which starts over.
@@ -42,6 +47,7 @@ class DeltaTrimmer:
 
     def __init__(self) -> None:
         self._sent: list[list[int]] | None = None
+        self._log_versions: list[list[int]] = []
         self._features_sent = False
 
     def trim(self, result: SimulationResult) -> ResultDelta:
@@ -50,11 +56,17 @@ class DeltaTrimmer:
         if sent is None or len(sent) != len(result.results):
             sent = [[0] * len(r.events) for r in result.results]
         trimmed, offsets = [], []
+        versions = self._log_versions
+        if len(versions) != len(result.results):
+            versions = [[] for _ in result.results]
         for g, r in enumerate(result.results):
             done = sent[g] if len(sent[g]) == len(r.events) else [0] * len(r.events)
-            trimmed.append(replace(r, events=[ev[k:] for ev, k in zip(r.events, done)]))
+            seen = versions[g] if len(versions[g]) == len(r.logs) else [-1] * len(r.logs)
+            logs = [None if log.version == v else log for log, v in zip(r.logs, seen)]
+            trimmed.append(replace(r, events=[ev[k:] for ev, k in zip(r.events, done)], logs=logs))
             offsets.append(tuple(done))
         self._sent = [[len(ev) for ev in r.events] for r in result.results]
+        self._log_versions = [[log.version for log in r.logs] for r in result.results]
         new_features = not self._features_sent and result.features is not None
         self._features_sent = self._features_sent or new_features
         out = replace(result, results=trimmed, features=result.features if new_features else None)
@@ -66,6 +78,7 @@ class DeltaJoiner:
 
     def __init__(self) -> None:
         self._events: list[list[list[Any]]] = []
+        self._logs: list[list[Any]] = []
         self._features: Any = None
 
     def join(self, delta: ResultDelta) -> SimulationResult:
@@ -75,6 +88,8 @@ class DeltaJoiner:
             self._features = result.features
         if len(self._events) != len(result.results):
             self._events = [[[] for _ in r.events] for r in result.results]
+        if len(self._logs) != len(result.results):
+            self._logs = [[None] * len(r.logs) for r in result.results]
         joined = []
         for g, (r, offsets) in enumerate(zip(result.results, delta.offsets)):
             held = self._events[g]
@@ -86,5 +101,13 @@ class DeltaJoiner:
                         f"frame out of order: {k} events were sent before, {len(held[i])} held"
                     )
                 held[i] = held[i] + list(new)  # a new list: earlier results stay unchanged
-            joined.append(replace(r, events=list(held)))
+            logs = self._logs[g]
+            if len(logs) != len(r.logs):
+                logs = self._logs[g] = [None] * len(r.logs)
+            for i, log in enumerate(r.logs):
+                if log is not None:
+                    logs[i] = log
+                elif logs[i] is None:
+                    raise ValueError("frame out of order: a log was never sent")
+            joined.append(replace(r, events=list(held), logs=list(logs)))
         return replace(result, results=joined, features=self._features)

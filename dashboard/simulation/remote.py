@@ -20,6 +20,7 @@ based, so the numbers are identical to :func:`~dashboard.simulation.runner.simul
 
 from __future__ import annotations
 
+import pickle
 import time
 import uuid
 import weakref
@@ -40,6 +41,8 @@ __all__ = [
     "RunRequest",
     "SimulationActor",
     "activity",
+    "pack_frame",
+    "unpack_frame",
 ]
 
 #: Every open run handle of this process (the instructor's view counts them).
@@ -87,7 +90,10 @@ class SimulationActor:
 
     ``delta=True`` (a Dask worker): each frame's result carries only what is new since the
     frame before (:mod:`~dashboard.simulation.frame_delta`); frames must then be consumed in
-    order, as :class:`DaskRun` does.
+    order, as :class:`DaskRun` does.  Such a frame also leaves the worker as one pickled
+    ``bytes`` (:func:`pack_frame`): Dask would otherwise send each of its ~150 small arrays
+    (the events' data) as a separate message frame, and the web server's Dask thread, which
+    shares the interpreter lock with the pages' event loop, read and rebuilt them one by one.
     """
 
     def __init__(self, request: RunRequest, delta: bool = False) -> None:
@@ -107,7 +113,7 @@ class SimulationActor:
             raise ValueError("this run was closed; start a new one")
         return self.sim
 
-    def advance(self, target: int, seconds: float) -> Frame:
+    def advance(self, target: int, seconds: float) -> Frame | bytes:
         """Advance towards round ``target`` for about ``seconds`` (at least one chunk; the
         pacing is :meth:`Simulation.advance_for`'s)."""
         sim = self._require()
@@ -115,14 +121,14 @@ class SimulationActor:
         sim.advance_for(seconds, until=target)
         return self._frame(time.perf_counter() - start)
 
-    def step(self) -> Frame:
+    def step(self) -> Frame | bytes:
         """Advance to the next decision point (see :meth:`Simulation.step`)."""
         sim = self._require()
         start = time.perf_counter()
         sim.step()
         return self._frame(time.perf_counter() - start)
 
-    def snapshot(self) -> Frame:
+    def snapshot(self) -> Frame | bytes:
         """The current frame without advancing."""
         return self._frame(0.0)
 
@@ -132,12 +138,12 @@ class SimulationActor:
         if sim is not None:
             sim.close()
 
-    def _frame(self, busy: float) -> Frame:
+    def _frame(self, busy: float) -> Frame | bytes:
         sim = self._require()
         if sim.done:
             sim.close()  # the oracle executor is not needed any more
         result = sim.result()
-        return Frame(
+        frame = Frame(
             t=sim.t,
             horizon=sim.horizon,
             done=sim.done,
@@ -145,6 +151,23 @@ class SimulationActor:
             busy_seconds=busy,
             run_id=self.run_id,
         )
+        return frame if self._trimmer is None else pack_frame(frame)
+
+
+def pack_frame(frame: Frame) -> bytes:
+    """``frame`` as one ``bytes`` (its arrays in-band) for the way from a worker to the server;
+    :func:`unpack_frame` gives back an equal frame, array for array."""
+    return pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack_frame(packed: Frame | bytes) -> Frame:
+    """The frame :func:`pack_frame` packed (a frame that is not packed, as it is)."""
+    if isinstance(packed, bytes):
+        frame = pickle.loads(packed)
+        if not isinstance(frame, Frame):
+            raise TypeError(f"a packed frame holds a Frame, not {type(frame).__name__}")
+        return frame
+    return packed
 
 
 def activity() -> dict[str, int]:
@@ -315,7 +338,7 @@ class DaskRun(RunHandle):
         self._pending = None
         self.busy = False
         try:
-            frame = _finished_result(pending)
+            frame = unpack_frame(_finished_result(pending))
         except ValueError:
             self._fail()
             raise

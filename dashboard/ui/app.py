@@ -43,6 +43,7 @@ from .frame_ack import FrameAck
 from .lesson_view import LessonPane
 from .model import Config, RunModel
 from .pacing import PACER
+from .patch_protocol import use_fast_patches
 from .plots import PlotModule
 from .saved_view import SavedOverlay
 from .server import (
@@ -79,7 +80,7 @@ _PARTS: dict[str, tuple[str, str]] = {
     },
     **{
         n: ("controls", n)
-        for n in "run_button pause_button step_button reset_button progress_text progress_bar "
+        for n in "run_button pause_button step_button reset_button progress_text "
         "alert url_notice notice download show_url_notices".split()
     },
     "constants_card": ("constants", "card"),
@@ -297,6 +298,7 @@ class DashboardApp(pn.viewable.Viewer):
                 # session reaper releases the run (lifecycle.py)
                 self._stop_timer()
                 return False
+            use_fast_patches(self._doc)  # (patch_protocol.py; once per connection)
             if self._push_queued or document.page_behind(self._doc):
                 return False  # the last frame is not on its way yet: skip this one
             if not self.frame_ack.may_send():

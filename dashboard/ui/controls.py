@@ -16,6 +16,7 @@ from typing import Any
 
 import panel as pn
 
+from .progress import ProgressLine
 from .safe import escape
 
 __all__ = ["RunControls", "escape_all"]
@@ -66,17 +67,9 @@ class RunControls(pn.viewable.Viewer):
         self.pause_button.on_click(lambda _e: on_pause())
         self.step_button.on_click(lambda _e: on_step())
         self.reset_button.on_click(lambda _e: on_reset())
-        # A StaticText, not a Markdown pane: it changes every frame, and a pane update
-        # re-sends all the pane's properties (its stylesheets are Bokeh models, so every
-        # frame made Bokeh re-walk the whole document's models: ~10 ms per frame and page
-        # on a served class); a widget sends only the changed ``text``.  Our own text (numbers
-        # and a status word), never user input.
-        self.progress_text = pn.widgets.StaticText(
-            value="", css_classes=["progress-text"], margin=(0, 10), styles={"font-size": "16px"}
-        )
-        self.progress_bar = pn.indicators.Progress(
-            value=0, max=100, sizing_mode="stretch_width", height=14
-        )
+        #: ``t = ... / T (status)`` over its bar: one Bokeh Div, changed on every frame
+        #: (progress.py says why it is not a Panel widget)
+        self.progress_text = ProgressLine()
         self.alert = pn.pane.Alert(
             "", alert_type="warning", css_classes=["error-alert"], visible=False
         )
@@ -99,10 +92,10 @@ class RunControls(pn.viewable.Viewer):
 
     def show_progress(self, t: int, horizon: int, status: str) -> None:
         """``t = ... / T (status)`` and the bar; Pause becomes Resume when paused."""
-        self.progress_text.value = (
-            f"<b>t = {t:,} / {horizon:,}</b> &nbsp; ({_STATUS.get(status, 'stopped')})"
+        self.progress_text.show(
+            f"<b>t = {t:,} / {horizon:,}</b> &nbsp; ({_STATUS.get(status, 'stopped')})",
+            int(100 * t / horizon) if horizon else 0,
         )
-        self.progress_bar.value = int(100 * t / horizon) if horizon else 0
         self.pause_button.label = "Resume" if status == "paused" else "Pause"
 
     def show_state(self, run: Any, config: Any, stale: bool = False) -> None:
@@ -178,7 +171,6 @@ class RunControls(pn.viewable.Viewer):
             pn.Row(self.run_button, self.pause_button, sizing_mode="stretch_width"),
             pn.Row(self.step_button, self.reset_button, sizing_mode="stretch_width"),
             self.progress_text,
-            self.progress_bar,
             self.alert,
             self.url_notice,
             self.notice,

@@ -8,6 +8,7 @@ its session a clear message while other runs carry on and a new run works.
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import time
 
@@ -15,11 +16,22 @@ import numpy as np
 import pytest
 from same_numbers import assert_same_events
 
-from dashboard.simulation.remote import DaskRun, LocalRun, RunLost, RunRequest
+from dashboard.simulation.cluster import direct_to_workers
+from dashboard.simulation.remote import (
+    DaskRun,
+    Frame,
+    LocalRun,
+    RunLost,
+    RunRequest,
+    SimulationActor,
+    pack_frame,
+    unpack_frame,
+)
 from dashboard.simulation.runner import simulate
 from dashboard.simulation.specs import make_spec
 
 distributed = pytest.importorskip("distributed")
+from distributed.actor import ProxyRPC  # noqa: E402
 
 REQUESTS = [
     RunRequest(make_spec("cmab", d=8, m=2), ("CUCB", "AROQ-CMAB", "SROQ-CMAB"), 3000, 3, 1),
@@ -240,11 +252,50 @@ def test_shared_client_uses_a_running_scheduler(client):
         assert get_client(scheduler=addr) is shared  # one client per process
         assert distributed.default_client() is client  # not the default: bound explicitly
         assert len(shared.scheduler_info()["workers"]) == 2
+        # a scheduler on this machine: actor calls go to the worker directly, not relayed
+        # through the scheduler (which would unpack and repack every frame)
+        assert shared.direct_to_workers is True
         run = DaskRun(shared, REQUESTS[0])
         frame = _drive([run])[0]
         _same(frame.result, _expected(REQUESTS[0]))
+        assert not isinstance(run._actor._worker_rpc, ProxyRPC)
         run.close()
     finally:
         close_clients()
     with pytest.raises(ValueError, match="cannot reach"):
         get_client(scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_packed_frame_is_one_bytes_and_unpacks_to_the_same_numbers():
+    actor = SimulationActor(REQUESTS[2], delta=True)
+    plain = SimulationActor(REQUESTS[2])
+    for _ in range(3):
+        packed = actor.advance(10**9, 0.01)
+        assert isinstance(packed, bytes)  # one message frame on Dask's wire, not ~150
+        frame = unpack_frame(packed)
+        want = plain.advance(frame.t, 10.0)
+        assert isinstance(frame, Frame) and frame.t == want.t
+        joined = frame.result.result  # a delta: the events since the last frame
+        for ra, rb in zip(joined.results, want.result.results):
+            np.testing.assert_array_equal(ra.regret, rb.regret)
+            np.testing.assert_array_equal(ra.times, rb.times)
+    assert unpack_frame(want) is want  # in-process frames are not packed
+    assert unpack_frame(pack_frame(want)).t == want.t
+    with pytest.raises(TypeError, match="holds a Frame"):
+        unpack_frame(pickle.dumps({"not": "a frame"}))
+
+
+@pytest.mark.parametrize(
+    "address, direct",
+    [
+        (None, True),  # the embedded cluster
+        ("tcp://127.0.0.1:8786", True),
+        ("tcp://localhost:8786", True),
+        ("tcp://[::1]:8786", True),
+        ("inproc://10.0.0.1/1/2", True),
+        ("tcp://10.0.0.5:8786", None),  # another machine: Dask's default (the relay)
+        ("tls://scheduler.example.org:8786", None),
+    ],
+)
+def test_direct_to_workers_only_on_this_machine(address, direct):
+    assert direct_to_workers(address) is direct

@@ -16,7 +16,7 @@ distributed = pytest.importorskip("distributed")
 from same_numbers import assert_same_numbers  # noqa: E402
 
 from dashboard.simulation import make_spec, simulate  # noqa: E402
-from dashboard.simulation.cluster import MALLOC_ENV  # noqa: E402
+from dashboard.simulation.cluster import MALLOC_ENV, QUIET_MONITORS  # noqa: E402
 from dashboard.simulation.engine import local_cluster  # noqa: E402
 from dashboard.simulation.store import read_experiment  # noqa: E402
 from dashboard.simulation.sweep import (  # noqa: E402
@@ -62,6 +62,16 @@ def test_workers_start_with_the_malloc_settings(client):
     # MALLOC_TRIM_THRESHOLD_=65536 would make every array above 128 KB a fresh mmap
     for env in client.run(_malloc_env).values():
         assert env == {k: os.environ.get(k, v) for k, v in MALLOC_ENV.items()}
+
+
+def test_dasks_monitors_run_at_the_quiet_intervals(client):
+    # the scheduler and the nannies live in the web server's process: their psutil sampling
+    # takes the interpreter lock the pages' event loop needs (cluster.QUIET_MONITORS)
+    cluster = client.cluster
+    assert QUIET_MONITORS["distributed.worker.memory.monitor-interval"] == "1s"
+    for nanny in cluster.workers.values():
+        assert nanny.memory_manager.memory_monitor_interval == 1.0
+    assert cluster.scheduler.periodic_callbacks["monitor"].callback_time == 2000
 
 
 def _same_rows(a, b):

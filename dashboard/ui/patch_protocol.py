@@ -1,0 +1,92 @@
+"""A frame's document patch without listing every model of the page first.
+
+Bokeh builds each ``PATCH-DOC`` message with a ``Serializer`` that is handed *all* the
+document's synced models up front: one dictionary entry per model (~640 on this page), built
+for every message, although a frame's events name a dozen models.  With a class of 30
+streaming, that was ~16% of the server's event loop (py-spy, ``BENCH_PROFILE_DIR`` in
+``benchmarks/bench_classroom.py``).
+
+:class:`SyncedSerializer` asks the document whether a model is synced when the encoder meets
+it, which gives the same message: a synced model is sent as a reference, a new one in full.
+:func:`use_fast_patches` gives a served page's connections a :class:`FastPatchProtocol`,
+whose ``PATCH-DOC`` messages are built that way; every other message is Bokeh's own.
+
+It relies on three Bokeh internals, each pinned by a canary test
+(``tests/ui/test_patch_protocol.py``): ``ServerConnection._protocol`` (the protocol Panel's
+and Bokeh's writers ask for messages), ``DocumentModelManager._new_models`` (models not yet
+synced) and ``Serializer.get_ref``/``has_ref`` being the only ways the encoder looks up a
+reference.  The canary compares whole messages with Bokeh's for the same events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bokeh.core.serialization import Serializer
+from bokeh.model import Model
+from bokeh.protocol import Protocol
+from bokeh.protocol.messages.patch_doc import PatchJson, patch_doc
+
+__all__ = ["FastPatchProtocol", "SyncedSerializer", "fast_patch_doc", "use_fast_patches"]
+
+
+class SyncedSerializer(Serializer):
+    """A ``Serializer`` whose references are the document's synced models, looked up when
+    met (Bokeh's lists them all first)."""
+
+    def __init__(self, doc: Any) -> None:
+        super().__init__(references=set())
+        self._manager = doc.models
+
+    def _synced(self, obj: Any) -> bool:
+        if not isinstance(obj, Model):
+            return False
+        manager = self._manager
+        return manager.get_by_id(obj.id) is obj and obj not in manager._new_models
+
+    def has_ref(self, obj: Any) -> bool:
+        return id(obj) in self._references or self._synced(obj)
+
+    def get_ref(self, obj: Any) -> Any:
+        ref = self._references.get(id(obj))
+        if ref is None and self._synced(obj):
+            ref = self._references[id(obj)] = obj.ref
+        return ref
+
+
+def fast_patch_doc(events: list[Any], **metadata: Any) -> patch_doc:
+    """Bokeh's ``patch_doc.create`` with a :class:`SyncedSerializer`: the same message."""
+    if not events:
+        raise ValueError("PATCH-DOC message requires at least one event")
+    docs = {event.document for event in events}
+    if len(docs) != 1:
+        raise ValueError("PATCH-DOC message configured with events for more than one document")
+    [doc] = docs
+    serializer = SyncedSerializer(doc)
+    patch_json = PatchJson(events=serializer.encode(events))
+    doc.models.flush_synced(lambda model: not serializer.has_ref(model))
+    msg = patch_doc(patch_doc.create_header(), metadata, patch_json)
+    msg.add_buffers(*serializer.buffers)
+    return msg
+
+
+class FastPatchProtocol(Protocol):
+    """Bokeh's protocol, with ``PATCH-DOC`` built by :func:`fast_patch_doc`."""
+
+    def create(self, msgtype: Any, *args: Any, **kwargs: Any) -> Any:
+        if msgtype == "PATCH-DOC":
+            return fast_patch_doc(*args, **kwargs)
+        return super().create(msgtype, *args, **kwargs)
+
+
+def use_fast_patches(doc: Any) -> int:
+    """Give the connections of ``doc``'s served session a :class:`FastPatchProtocol`
+    (idempotent; headless: nothing).  Returns how many connections it changed."""
+    ctx = getattr(doc, "session_context", None)
+    session = None if ctx is None else getattr(ctx, "session", None)
+    changed = 0
+    for conn in list(getattr(session, "_subscribed_connections", None) or ()):
+        if hasattr(conn, "_protocol") and not isinstance(conn._protocol, FastPatchProtocol):
+            conn._protocol = FastPatchProtocol()
+            changed += 1
+    return changed

@@ -1,0 +1,116 @@
+"""What a frame sends: unchanged layers send nothing, short columns go inline (no binary
+buffer, i.e. two websocket writes fewer per column, frame and page), long ones as buffers,
+and the page gets the same numbers either way (live.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import panel as pn
+from bokeh.document import Document
+from bokeh.models import ColumnDataSource
+from bokeh.protocol import Protocol
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from dashboard.ui.app import DashboardApp
+from dashboard.ui.live import INLINE_MAX, _same_columns, _wire
+
+floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(0, 2 * INLINE_MAX), elements=floats))
+def test_inline_columns_reach_the_page_as_the_same_doubles(values):
+    source = ColumnDataSource(data={"x": np.zeros(0)})
+    doc = Document()
+    doc.add_root(source)
+    events = []
+    doc.callbacks.on_change(events.append)
+    source.data = _wire({"x": values})
+    msg = Protocol().create("PATCH-DOC", events)
+    inline = len(values) <= INLINE_MAX
+    assert len(msg._buffers) == (0 if inline else 1)
+    if not inline:
+        return
+    content = json.loads(msg.content_json)
+    (sent,) = [e for e in content["events"] if e["kind"] == "ColumnDataChanged"]
+    got = sent["data"]["entries"][0][1]
+    assert len(got) == len(values)
+    for g, v in zip(got, values):
+        if isinstance(g, dict):  # Bokeh's encoding of the non-finite numbers
+            assert g["type"] == "number"
+            want = "nan" if math.isnan(v) else ("+inf" if v > 0 else "-inf")
+            assert g["value"] == want
+        else:
+            assert float(g) == v and math.copysign(1, float(g)) == math.copysign(1, v)
+
+
+def test_wire_keeps_long_and_non_numeric_columns_as_they_are():
+    long = np.arange(INLINE_MAX + 1, dtype=float)
+    names = np.array(["a", "b"])
+    out = _wire({"t": long, "name": names, "k": np.arange(3), "ok": np.array([True, False])})
+    assert out["t"] is long and out["name"] is names
+    assert out["k"] == [0, 1, 2] and isinstance(out["k"][0], int)
+    assert out["ok"] == [True, False]
+
+
+@settings(max_examples=80, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(0, 2 * INLINE_MAX), elements=floats), st.booleans())
+def test_same_columns_never_calls_changed_data_the_same(values, as_list):
+    old = {"y": values.tolist() if as_list else values.copy()}
+    short_and_plain = len(values) <= INLINE_MAX and not np.isnan(values).any()
+    if short_and_plain:
+        assert _same_columns({"y": values}, old)  # the usual case: a layer between events
+    assert _same_columns({"y": values}, {"y": values})  # the very same array
+    assert not _same_columns({"y": values, "z": values}, old)  # other columns
+    assert not _same_columns({"y": np.r_[values, 1.0]}, old)  # other length
+    if values.size:
+        changed = values.copy()
+        changed[-1] = 0.5 if changed[-1] != 0.5 else -0.5
+        assert not _same_columns({"y": changed}, old)
+
+
+def test_same_columns_compares_strings():
+    assert _same_columns({"a": np.array(["x", "y"])}, {"a": ["x", "y"]})
+    assert not _same_columns({"a": np.array(["x", "y"])}, {"a": ["x", "z"]})
+
+
+def sources_with_data(doc: Document) -> list[ColumnDataSource]:
+    return [
+        m for m in doc.models if isinstance(m, ColumnDataSource) and any(map(len, m.data.values()))
+    ]
+
+
+def test_a_frame_sends_only_changed_layers_and_short_columns_inline():
+    app = DashboardApp(autostart_timer=False, frame_seconds=0.02)
+    app.config.param.update(d=6, m=2, horizon=3000, runs=2)
+    doc = Document()
+    doc.add_root(app.__panel__().get_root(doc))
+    events = []
+    doc.callbacks.on_change(events.append)
+    app.run()
+    for _ in range(200):
+        app.tick()
+        if app.run_model.status == "done":
+            break
+    assert app.run_model.status == "done"
+    sent = [e for e in events if type(e).__name__ == "ColumnDataChangedEvent"]
+    short = [v for e in sent for v in e.model.data.values() if 0 < len(v) <= INLINE_MAX]
+    assert short and all(isinstance(v, list) for v in short)
+    events.clear()
+    with pn.io.hold():
+        app.board.push(app.run_model.result, full=True, stride=1)  # the same data again
+    again = [e.model for e in events if type(e).__name__ == "ColumnDataChangedEvent"]
+    # only layers with a long column may go again (not compared, see _same_columns)
+    assert all(any(len(v) > INLINE_MAX for v in s.data.values()) for s in again)
+    assert len(again) < len(sources_with_data(doc))
+    # the numbers are the simulation's: the regret plot's last point is the final mean regret
+    regret = app.plots["regret"]
+    (curve, *_) = [s for s in regret.sources() if "regret" in s.data and len(s.data["t"])]
+    result = app.run_model.result.results[0]
+    assert curve.data["t"][-1] == result.times[-1]
+    assert math.isclose(curve.data["regret"][-1], float(result.regret[:, -1].mean()), rel_tol=1e-12)
