@@ -18,13 +18,6 @@ Monte Carlo counts of ``pi_t``).  ``ndtri`` is three quarters of that cost.  So 
    arg-max.  A repetition with any closer call (or a uniform of exactly 1, where ``ndtri`` is
    infinite) is recomputed with the exact ``ndtri`` and the original products.
 
-The scores are further computed from a triangular inverse ``L^-1`` (LAPACK ``trtri`` per
-repetition, :func:`lower_inverse`) where the exact computation inverts ``L`` by numpy's LU
-solve (``numpy.linalg.inv``, three times the flops): the two inverses differ by rounding, and
-:func:`inverse_error` adds that difference's effect on a score difference to the margin.  The
-exact path inverts ``L`` of the recomputed repetitions only (``numpy.linalg.inv`` of a stack
-calls the same LAPACK routine per matrix, so that is the former matrix bit for bit).
-
 The random numbers and their order are unchanged (the uniforms are those of
 :func:`dashboard.algorithms.randomness.uniform`), and every arm played and every Monte Carlo
 count equals the exact computation's, so ``pi_t``, ``B``, ``y`` and the regret are identical
@@ -36,19 +29,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg.lapack import dtrtri
 from scipy.special import ndtri
 
 __all__ = [
-    "INVERSE_SLACK",
     "MANTISSA_BITS",
     "TABLE_ERROR",
-    "TRTRI_MIN_D",
     "approx_normal",
     "certified_best",
     "feature_norms",
-    "inverse_error",
-    "lower_inverse",
     "thresholds",
 ]
 
@@ -106,53 +94,6 @@ def approx_normal(
     z *= w
     z += _A.take(i, mode="clip", out=w)  # Phi^-1(w) <= 0; copysign keeps its magnitude
     return np.copysign(z, np.subtract(u, 0.5, out=w), out=z)
-
-
-#: From this dimension on, per-repetition ``trtri`` calls beat numpy's stacked ``inv`` (d = 20,
-#: R = 10: 2.2x; at d = 5 the Python loop costs more than the LU solves it saves).
-TRTRI_MIN_D = 8
-#: Constant ``c`` of the first-order bound ``||X - L^-1||_2 <= c d eps ||L||_F ||L^-1||_2`` on
-#: two backward-stable inverses ``X`` of ``L`` (trtri; getrf/getrs as numpy's ``inv``, whose
-#: pivot growth on a Cholesky factor is assumed below ``c / 4``: the rounding slack of
-#: :func:`thresholds` already relies on the same LU inverse being triangular up to rounding).
-INVERSE_SLACK = 64.0
-
-
-def lower_inverse(L: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``L^-1`` of every lower-triangular factor of the stack ``L`` (R, d, d), upper
-    triangles zero, by LAPACK ``dtrtri`` per repetition, written into ``out`` (float64,
-    ``L``'s shape, C-contiguous; returned).  The inverse is lower triangular; it equals
-    ``np.tril(np.linalg.inv(L))`` up to rounding (:func:`inverse_error`).  ValueError if a
-    factor is singular (a Cholesky factor never is)."""
-    np.copyto(out, L)
-    upper = out.transpose(0, 2, 1)  # slice r: U = L_r^T, Fortran-contiguous, inverted in place
-    for r in range(out.shape[0]):
-        res, info = dtrtri(upper[r], lower=0, overwrite_c=1)
-        if info != 0:
-            raise ValueError(f"trtri failed on repetition {r} (info {info})")
-        if not np.shares_memory(res, out):  # pragma: no cover - f2py copied after all
-            upper[r] = res
-    return out
-
-
-def inverse_error(v: float, B: np.ndarray, w: np.ndarray, norms: tuple[float, float]) -> np.ndarray:
-    """Per repetition, a bound on how much computing the scores from another inverse of the
-    Cholesky factor ``L`` of ``B`` (R, d, d) moves a difference of two scores, ``w = L^-1 y``
-    (R, d).
-
-    Two backward-stable inverses differ by ``Delta`` with ``||Delta||_2 <= delta = c d eps
-    ||L||_F`` (:data:`INVERSE_SLACK`, ``||L^-1||_2 <= 1.01`` as ``B >= I``), and
-    ``||L||_F^2 = trace(B)`` (1% added for the factorisation's rounding).  A score is
-    ``x_i^T mu + v x_i^T L^-T z``: the draw term moves by at most ``v ||z||_2 delta ||x_i||_2
-    <= v Z_MAX sqrt(d) delta x2``, the mean ``mu = L^-T (L^-1 y)`` by at most ``2.05 delta
-    ||w||_2`` (first order, ``L^-1 y`` itself moved by ``delta ||w||``); twice that for a
-    difference, 1% for second-order terms."""
-    d = B.shape[1]
-    x2 = norms[0]
-    fro = np.sqrt(1.01 * np.abs(np.trace(B, axis1=1, axis2=2)))
-    delta = INVERSE_SLACK * d * 2.0**-52 * fro
-    w_norm = np.sqrt((w * w).sum(axis=1))
-    return 2.02 * x2 * delta * (v * Z_MAX * 1.01 * math.sqrt(d) + 2.05 * w_norm)
 
 
 def feature_norms(X: np.ndarray) -> tuple[float, float]:

@@ -17,10 +17,10 @@ depend on chunking.
 
 :class:`BatchedSemiparametricTS` runs ``R`` repetitions at once (stacked Cholesky factors and
 products); :class:`SemiparametricTS` is that engine with ``R = 1``, so both give identical
-numbers.  The exact draws use the triangular inverse ``L^-1`` of a stacked LU solve
-(``numpy.linalg.inv``, lower triangle kept); from d = 8 on the certified scores use LAPACK
-``trtri`` per repetition instead (a third of the flops, 2.2x at d = 20), the same matrix up to
-rounding, covered by the certificate's margin (:mod:`.certified_argmax`).
+numbers.  The triangular inverse ``L^-1`` is computed by a stacked LU solve (``numpy.linalg.inv``,
+lower triangle kept) rather than LAPACK ``trtri``: the same matrix up to rounding (``trtri``
+per repetition for the certified scores only was tried: 2-4% of a round at d = 20, not worth
+an assumption on the LU inverse's accuracy in the certificate).
 """
 
 from __future__ import annotations
@@ -34,15 +34,7 @@ from scipy.special import ndtri
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration, Constant
-from .certified_argmax import (
-    TRTRI_MIN_D,
-    approx_normal,
-    certified_best,
-    feature_norms,
-    inverse_error,
-    lower_inverse,
-    thresholds,
-)
+from .certified_argmax import approx_normal, certified_best, feature_norms, thresholds
 from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
@@ -111,7 +103,6 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._z_buf = np.empty((R, S, d))
         self._z_work = np.empty((2, R, S, d))
         self._scores = np.empty((R, S, self.K))
-        self._inv_buf = np.empty((R, d, d))
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
@@ -135,26 +126,18 @@ class BatchedSemiparametricTS(PerRoundBatch):
             L = np.linalg.cholesky(self.B)  # B = L L^T, (R, d, d)
         except np.linalg.LinAlgError as err:
             raise np.linalg.LinAlgError(f"B is not positive definite: {err}") from None
+        inv_L = np.linalg.inv(L)  # L^-1 (its upper triangle zero up to rounding)
         u, has_one = self._uniforms(self.t + 1)  # (R, n_mc + 1, d)
         y = self.y[:, :, None]
-        fast_inv = self.certify and self.d >= TRTRI_MIN_D
-        if fast_inv:
-            inv_L = lower_inverse(L, self._inv_buf)  # trtri: L^-1 up to rounding
-        else:
-            inv_L = np.linalg.inv(L)  # L^-1 (its upper triangle zero up to rounding)
         if self.certify:
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
-            w = inv_L @ y  # L^-1 y
-            mu = (np.swapaxes(inv_L, 1, 2) @ w)[:, :, 0]  # B^-1 y up to rounding
+            mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
             z = approx_normal(u, out=self._z_buf, work=self._z_work)
             # x_i^T (mu~ - mu_hat) = z^T L^-1 (v x_i) (v folded into X^T once per run: the
             # same numbers up to rounding, inside the certificate's slack)
             scores = np.matmul(z, inv_L @ self._vXT, out=self._scores)
             scores += (mu @ self._XT)[:, None, :]
-            margin = thresholds(self.v, mu, self.X, self._norms)
-            if fast_inv:  # the exact path inverts L by numpy's LU solve
-                margin += inverse_error(self.v, self.B, w[:, :, 0], self._norms)
-            best, ok = certified_best(scores, margin)
+            best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
             redo = np.flatnonzero(~ok | has_one)
             self.recomputed += int(redo.size)
         else:
@@ -162,9 +145,8 @@ class BatchedSemiparametricTS(PerRoundBatch):
             redo = np.arange(self.R)
         if redo.size:
             # the exact draws: mu_hat = L^-T L^-1 y, z = ndtri(u), mu~ = mu_hat + v L^-T z
-            # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1); numpy's inv of a stack
-            # is one LAPACK solve per matrix: inv(L[redo]) is inv(L)[redo] bit for bit
-            L_inv = np.tril(np.linalg.inv(L[redo]) if fast_inv else inv_L[redo])
+            # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1)
+            L_inv = np.tril(inv_L[redo])
             mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
             draws = mu_hat[:, None, :] + self.v * (ndtri(u[redo]) @ L_inv)
             best[redo] = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
