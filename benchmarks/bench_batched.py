@@ -37,9 +37,17 @@ Issue 9 rows (each with its own flag, side by side in one process unless said ot
   2-worker ``LocalCluster``, panel after panel (:func:`run_panel` each) against all panels'
   tasks as one pool (:func:`run_panels`), wall seconds, same numbers required.
 
+* ``--pool-all``: ``reproduce all --scale paper --tune no`` at ``--pool-horizon`` rounds on one
+  2-worker ``LocalCluster``: figure after figure (each run, then written) against all
+  figures' tasks as one pool, each figure written as soon as it completes, wall seconds,
+  identical CSVs required;
+* ``--reproduce``: ``semi-regret``'s SP-TS tasks (d = 20, K = 30 and d = 5, K = 10, R = 10,
+  ``--reproduce-horizon`` rounds) with the former kernels (``former_reproduce.py``) and the
+  current ones side by side in one process: CPU seconds, ratio, identical records required.
+
 Usage: ``python benchmarks/bench_batched.py [--quick] [--sampler] [--rng] [--malloc]
-[--pool]`` prints a JSON dict (``--sampler`` / ``--rng`` / ``--malloc`` / ``--pool``: only
-those rows); ``run(quick)`` returns the default rows.
+[--pool] [--reproduce]`` prints a JSON dict (``--sampler`` / ``--rng`` / ``--malloc`` /
+``--pool`` / ``--reproduce``: only those rows); ``run(quick)`` returns the default rows.
 """
 
 from __future__ import annotations
@@ -331,6 +339,62 @@ def run_pool(horizon: int = 5000) -> dict[str, Any]:
     }
 
 
+def run_pool_all(horizon: int = 10_000) -> dict[str, Any]:
+    """``reproduce all --scale paper --tune no --horizon H`` on one 2-worker LocalCluster:
+    figure after figure (run_experiment then write_figure, the former loop) vs every
+    figure's tasks as one pool with each figure written as it completes (run_experiments);
+    wall seconds, identical CSVs required."""
+    import tempfile
+    from pathlib import Path
+
+    from distributed import Client
+
+    from dashboard.reproduce import write_figure
+    from dashboard.simulation.engine import local_cluster
+    from dashboard.simulation.experiments import FIGURES, run_experiment, run_experiments
+
+    names = list(FIGURES)
+    kw = {"scale": "paper", "tune": False, "horizon": horizon}
+    with (
+        local_cluster(2) as cluster,
+        Client(cluster, set_as_default=False) as client,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        # warm-up: imports on the workers and in this process (plots), one figure each
+        write_figure(run_experiment("cmab-fig2", client=client, **{**kw, "horizon": 50}), tmp)
+        a, b = Path(tmp, "a"), Path(tmp, "b")
+        start = time.perf_counter()
+        for name in names:
+            write_figure(run_experiment(name, client=client, **kw), a)
+        t_seq = time.perf_counter() - start
+        start = time.perf_counter()
+        run_experiments(names, client=client, on_result=lambda r: write_figure(r, b), **kw)
+        t_pool = time.perf_counter() - start
+        same = all((a / f"{n}.csv").read_bytes() == (b / f"{n}.csv").read_bytes() for n in names)
+    return {
+        "T": horizon,
+        "R": 10,
+        "figure_after_figure_s": round(t_seq, 2),
+        "pooled_s": round(t_pool, 2),
+        "ratio": round(t_seq / t_pool, 2),
+        "identical_csv": bool(same),
+    }
+
+
+#: ``--reproduce`` rows: (former kernels, figure, algorithm, panel).
+REPRODUCE_ROWS = [("spts", "semi-regret", "SP-TS", 1), ("spts", "semi-regret", "SP-TS", 0)]
+
+
+def run_reproduce(horizon: int = 3000, repeats: int = 2) -> list[dict[str, Any]]:
+    """The ``--reproduce`` rows (see the module docstring)."""
+    from former_reproduce import side_by_side
+
+    return [
+        side_by_side(row, fig, alg, panel, horizon, 10, repeats)
+        for row, fig, alg, panel in REPRODUCE_ROWS
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T = 150 instead of 600")
@@ -340,6 +404,9 @@ def main() -> None:
     parser.add_argument("--malloc", action="store_true", help="SP-TS under two malloc settings")
     parser.add_argument("--pool", action="store_true", help="panels one by one vs pooled")
     parser.add_argument("--pool-horizon", type=int, default=5000)
+    parser.add_argument("--reproduce", action="store_true", help="former vs current paper tasks")
+    parser.add_argument("--pool-all", action="store_true", help="reproduce all: pooled vs not")
+    parser.add_argument("--reproduce-horizon", type=int, default=3000)
     args = parser.parse_args()
     out: Any = {}
     if args.sampler:
@@ -350,6 +417,10 @@ def main() -> None:
         out["malloc"] = run_malloc(quick=args.quick)
     if args.pool:
         out["pool"] = run_pool(args.pool_horizon)
+    if args.reproduce:
+        out["reproduce"] = run_reproduce(args.reproduce_horizon)
+    if args.pool_all:
+        out["pool_all"] = run_pool_all(args.pool_horizon)
     if not out:
         out = run(quick=args.quick, seed=args.seed)
     print(json.dumps(out, indent=2))

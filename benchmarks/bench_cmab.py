@@ -12,8 +12,14 @@ rewards):
   :class:`~dashboard.algorithms.cmab.policies.cucb.CUCB` runs (which must give identical
   regrets; checked).  Target: batched throughput >= 8x sequential.
 
-Usage: ``python benchmarks/bench_cmab.py [--quick]`` prints a JSON dict; ``run(quick)``
-returns it (``quick`` uses ``T = 10^5`` / ``T = 2000`` and ``R = 16``, a few seconds).
+* ``--reproduce`` (issue 9, ``reproduce all --scale paper``): the paper tasks of SDCB
+  (``cmab-fig4``) and OLS-UCB-C (``cmab-fig3``), R = 10, ``--reproduce-horizon`` rounds, with
+  the former kernels (:mod:`former_reproduce`) and the current ones side by side in one
+  process: CPU seconds, ratio, identical records required.
+
+Usage: ``python benchmarks/bench_cmab.py [--quick] [--reproduce]`` prints a JSON dict;
+``run(quick)`` returns it (``quick`` uses ``T = 10^5`` / ``T = 2000`` and ``R = 16``, a few
+seconds).
 """
 
 from __future__ import annotations
@@ -97,10 +103,29 @@ def run(quick: bool = False) -> dict[str, Any]:
     }
 
 
+#: ``--reproduce`` rows: (former kernels, figure, algorithm, panel).
+REPRODUCE_ROWS = [("sdcb", "cmab-fig4", "SDCB", 0), ("ols-ucb-c", "cmab-fig3", "OLS-UCB-C", 0)]
+
+
+def run_reproduce(horizon: int = 4000, repeats: int = 2) -> list[dict[str, Any]]:
+    """The ``--reproduce`` rows (see the module docstring)."""
+    from former_reproduce import side_by_side
+
+    return [
+        side_by_side(row, fig, alg, panel, horizon, 10, repeats)
+        for row, fig, alg, panel in REPRODUCE_ROWS
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a few seconds)")
+    parser.add_argument("--reproduce", action="store_true", help="former vs current paper tasks")
+    parser.add_argument("--reproduce-horizon", type=int, default=4000)
     args = parser.parse_args()
+    if args.reproduce:
+        print(json.dumps(run_reproduce(args.reproduce_horizon), indent=2))
+        return
     print(json.dumps(run(args.quick), indent=2))
 
 

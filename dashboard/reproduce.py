@@ -31,6 +31,7 @@ from .simulation.experiments import (
     PACResult,
     get_figure,
     run_experiment,
+    run_experiments,
 )
 
 __all__ = [
@@ -258,23 +259,24 @@ def reproduce(
     for name in names:
         FIGURES[name].scale(scale)
     _output_dir(out)
-    written = []
-    for name in names:
-        start = time.perf_counter()
-        res = run_experiment(
-            name,
-            scale=scale,
-            seed=seed,
-            horizon=horizon,
-            runs=runs,
-            scheduler=scheduler,
-            tune=tune,
-        )
+    start = time.perf_counter()
+    settings = {
+        "scale": scale,
+        "seed": seed,
+        "horizon": horizon,
+        "runs": runs,
+        "scheduler": scheduler,
+        "tune": tune,
+    }
+    done: dict[str, tuple[Path, Path]] = {}
+
+    def emit(res: ExperimentResult) -> None:
         html, csv_path = write_figure(res, out)
-        written.append((html, csv_path))
-        n_rows = res.to_csv().count("\n") - 1
+        done[res.name] = (html, csv_path)
+        with csv_path.open(encoding="utf-8") as fh:
+            n_rows = sum(1 for _ in fh) - 1
         echo(
-            f"{name}: {res.figure.title} (scale {res.scale}, T = {res.horizon:,}, "
+            f"{res.name}: {res.figure.title} (scale {res.scale}, T = {res.horizon:,}, "
             f"{res.runs} run(s), {time.perf_counter() - start:.1f} s)"
         )
         echo(f"  wrote {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
@@ -282,12 +284,20 @@ def reproduce(
         if band is not None:
             from .simulation.bands import experiment_band_csv
 
-            band_path = Path(out) / f"{name}-band-{band.strip().lower()}.csv"
+            band_path = Path(out) / f"{res.name}-band-{band.strip().lower()}.csv"
             band_path.write_text(experiment_band_csv(res, band))
             echo(f"  wrote {band_path} (mean, lo, hi per round: {band})")
         for line in res.we_get.splitlines():
             echo(f"  {line}")
-    return written
+
+    if len(names) == 1:
+        emit(run_experiment(names[0], **settings))
+    else:
+        # one pool of tasks for all figures; each is written as soon as its tasks are done
+        # while the workers run the others' (times below: since the start)
+        echo(f"running {len(names)} figures as one pool of tasks; each is written when done")
+        run_experiments(names, on_result=emit, **settings)
+    return [done[name] for name in names]
 
 
 # ------------------------------------------------------------------------------------ CLI

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from .figures import FIGURES, SCALES, Figure, Panel, Scale, figure_names, get_fi
 from .pac import PACResult, pure_exploration_errors
 from .results import SimulationResult
 from .specs import FIELDS, SemiparametricSpec, make_spec
-from .tuning import PanelJob, panel_job, run_panels
+from .tuning import PanelJob, PanelRun, panel_job, run_panels
 
 __all__ = [
     "FIGURES",
@@ -36,6 +37,7 @@ __all__ = [
     "get_figure",
     "pure_exploration_errors",
     "run_experiment",
+    "run_experiments",
 ]
 
 
@@ -257,6 +259,120 @@ def run_experiment(
     -------
     ExperimentResult
     """
+    plan = _plan(name, scale, seed, horizon, runs, params, tune)
+    if scheduler is None and client is None and not plan.paper:
+        scheduler = "inprocess"  # smaller scales stay in this process (notebooks, tests)
+    # every panel's tasks go to the workers together (none idles at the end of a panel)
+    jobs = list(plan.jobs.values())
+    done = run_panels(jobs, scheduler=scheduler, client=client) if jobs else []
+    return _finish(plan, done)
+
+
+def run_experiments(
+    names: Sequence[str],
+    scale: str = "classroom",
+    seed: int = 0,
+    horizon: int | None = None,
+    runs: int | None = None,
+    params: dict[str, dict[str, Any]] | None = None,
+    scheduler: str | None = None,
+    tune: bool | None = None,
+    client: Any = None,
+    on_result: Callable[[ExperimentResult], None] | None = None,
+) -> list[ExperimentResult]:
+    """:func:`run_experiment` for several figures, their panels' tasks as one pool.
+
+    The numbers are each figure's own (counter-based randomness: any split and order of the
+    tasks give the same rows).  Run one after the other, each figure ends on its longest task
+    while the other workers idle, and the workers idle again while the figure is written.
+    Here every figure is planned first, then all tasks go to the cluster at once, the figure
+    with the most estimated work first (:func:`~.sweep.run_sweeps`' ``groups``), and
+    ``on_result(result)`` is called in this thread as soon as a figure's tasks are all done,
+    while the workers run the remaining figures' tasks (``reproduce all`` writes each
+    figure's page there); a PAC figure (computed in this process) is finished at the first
+    completed task.  Returns the results
+    in the order of ``names``; arguments otherwise as :func:`run_experiment`.
+    """
+    from .sweep import _task_seconds
+
+    plans = [_plan(name, scale, seed, horizon, runs, params, tune) for name in names]
+    if scheduler is None and client is None and not all(p.paper for p in plans):
+        scheduler = "inprocess"
+    jobs: list[PanelJob] = []
+    owner: list[int] = []
+    for f, plan in enumerate(plans):
+        jobs.extend(plan.jobs.values())
+        owner.extend([f] * len(plan.jobs))
+    # the figure with the most work first: the last to finish is the cheapest to write
+    work = [0.0] * len(plans)
+    for job, f in zip(jobs, owner):
+        for unit in job.sweep.units.values():
+            work[f] += _task_seconds(unit, job.sweep.runs)
+    rank = {f: i for i, f in enumerate(sorted(range(len(plans)), key=lambda f: -work[f]))}
+    got: list[dict[int, PanelRun]] = [{} for _ in plans]
+    results: list[ExperimentResult | None] = [None] * len(plans)
+
+    def complete(f: int) -> None:
+        n = len(plans[f].jobs)
+        ordered = [got[f][i] for i in sorted(got[f])]
+        if len(ordered) == n and results[f] is None:
+            results[f] = _finish(plans[f], ordered)
+            if on_result is not None:
+                on_result(results[f])
+
+    first = [owner.index(f) if f in owner else -1 for f in range(len(plans))]
+    jobless = [f for f in range(len(plans)) if not plans[f].jobs]  # PAC figures
+
+    def on_done(i: int, run: PanelRun) -> None:
+        while jobless:  # computed here, while the workers run the pool
+            complete(jobless.pop(0))
+        f = owner[i]
+        got[f][i - first[f]] = run
+        complete(f)
+
+    if jobs:
+        run_panels(
+            jobs,
+            scheduler=scheduler,
+            client=client,
+            groups=[rank[f] for f in owner],
+            on_done=on_done,
+        )
+    while jobless:
+        complete(jobless.pop(0))
+    out = []
+    for res in results:
+        assert res is not None  # every figure's jobs completed (or it had none)
+        out.append(res)
+    return out
+
+
+@dataclass
+class _Plan:
+    """A figure's validated settings, its PAC panels (spec and DEO settings) and its other
+    panels' jobs."""
+
+    fig: Figure
+    scale: str
+    seed: int
+    T: int
+    R: int
+    paper: bool
+    start: float
+    pac: dict[str, tuple[SemiparametricSpec, dict[str, Any]]]
+    jobs: dict[str, PanelJob]
+
+
+def _plan(
+    name: str,
+    scale: str,
+    seed: int,
+    horizon: int | None,
+    runs: int | None,
+    params: dict[str, dict[str, Any]] | None,
+    tune: bool | None,
+) -> _Plan:
+    """Validate a figure's settings and build its panels' jobs (nothing runs yet)."""
     fig = get_figure(name)
     sc = fig.scale(scale)
     seed = FIELDS["seed"].check(seed)
@@ -266,12 +382,8 @@ def run_experiment(
     paper = str(scale).strip().lower() == "paper"
     if tune is None:
         tune = paper
-    if scheduler is None and client is None and not paper:
-        scheduler = "inprocess"  # smaller scales stay in this process (notebooks, tests)
     start = time.perf_counter()
-    panels: dict[str, SimulationResult | PACResult] = {}
-    tuning: dict[str, dict[str, Any]] = {}
-    texts: list[str] = []
+    pac: dict[str, tuple[SemiparametricSpec, dict[str, Any]]] = {}
     jobs: dict[str, PanelJob] = {}
     for panel in fig.panels:
         kwargs = dict(panel.spec)
@@ -285,20 +397,7 @@ def run_experiment(
                 raise ValueError(
                     f"unknown DEO setting(s): {', '.join(bad)}; allowed: anchor, delta, design_tol"
                 )
-            inst, _ = spec.build(seed)
-            res = pure_exploration_errors(
-                inst.X,
-                inst.theta,
-                T,
-                runs=R,
-                seed=seed,
-                shift=spec.shift,
-                noise=spec.noise,
-                **deo,
-            )
-            res.spec = spec.to_dict()
-            panels[panel.key] = res
-            texts.append(_describe_pac(panel.key, res))
+            pac[panel.key] = (spec, dict(deo))  # computed by _finish
             continue
         merged = {k: dict(v) for k, v in panel.params.items()}
         for alg in panel.algorithms:
@@ -314,9 +413,32 @@ def run_experiment(
             params=merged,
             tune=fig.tuned if tune else (),
         )
-    # every panel's tasks go to the workers together (none idles at the end of a panel)
-    runs = run_panels(list(jobs.values()), scheduler=scheduler, client=client) if jobs else []
-    for key, run in zip(jobs, runs):
+    return _Plan(fig, str(scale).strip().lower(), seed, T, R, paper, start, pac, jobs)
+
+
+def _finish(plan: _Plan, done: list[PanelRun]) -> ExperimentResult:
+    """The figure's result: its PAC panels computed here (in this process), its other panels
+    from its jobs' runs (in the order of ``plan.jobs``)."""
+    fig = plan.fig
+    panels: dict[str, SimulationResult | PACResult] = {}
+    texts: list[str] = []
+    tuning: dict[str, dict[str, Any]] = {}
+    for key, (spec, deo) in plan.pac.items():
+        inst, _ = spec.build(plan.seed)
+        res = pure_exploration_errors(
+            inst.X,
+            inst.theta,
+            plan.T,
+            runs=plan.R,
+            seed=plan.seed,
+            shift=spec.shift,
+            noise=spec.noise,
+            **deo,
+        )
+        res.spec = spec.to_dict()
+        panels[key] = res
+        texts.append(_describe_pac(key, res))
+    for key, run in zip(plan.jobs, done):
         sim = run.result
         panels[key] = sim
         if fig.baseline is not None:
@@ -328,13 +450,13 @@ def run_experiment(
             texts.append(run.describe(key))
     return ExperimentResult(
         figure=fig,
-        scale=str(scale).strip().lower(),
-        seed=seed,
-        horizon=T,
-        runs=R,
+        scale=plan.scale,
+        seed=plan.seed,
+        horizon=plan.T,
+        runs=plan.R,
         panels=panels,
         paper_shows=fig.paper_shows,
         we_get=" ".join(texts) if fig.baseline is not None else "\n".join(texts),
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - plan.start,
         tuning=tuning,
     )

@@ -143,6 +143,8 @@ def run_sweeps(
     scheduler: str | None = None,
     workers: int | None = None,
     client: Any = None,
+    groups: Sequence[int] | None = None,
+    on_sweep: Callable[[int, SweepResult], None] | None = None,
 ) -> list[SweepResult]:
     """Run several sweeps' tasks as one pool; return each sweep's result, as
     :func:`run_sweep` would.
@@ -152,7 +154,15 @@ def run_sweeps(
     cluster together, longest first by :mod:`.budget`'s estimate, with the repetition blocks
     :func:`run_sweep` would choose for that many units in all.  The numbers are those of
     separate runs (counter-based randomness: any split and order give the same rows).
-    Arguments as :func:`run_sweep` (no experiment file, progress or cancel).
+    Arguments as :func:`run_sweep` (no experiment file, progress or cancel), and
+
+    groups : sequence of int, optional
+        One priority per sweep: the tasks of a lower group are submitted first (longest
+        first within a group), so its sweeps complete early (``reproduce all``: a figure is
+        written while the workers run the next ones).  Default: one group.
+    on_sweep : callable, optional
+        ``on_sweep(i, result)`` in this thread as soon as every task of sweep ``i`` has
+        completed (the other sweeps' tasks keep running on the cluster meanwhile).
     """
     sweeps = list(sweeps)
     collectors = [RowCollector(sw) for sw in sweeps]
@@ -162,31 +172,46 @@ def run_sweeps(
     if client is not None:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
     n_units = sum(len(sw.units) for sw in sweeps)
+    prio = [0] * len(sweeps) if groups is None else [int(g) for g in groups]
+    if len(prio) != len(sweeps):
+        raise ValueError(f"groups has {len(prio)} entries for {len(sweeps)} sweeps")
     tasks = []
     for i, sw in enumerate(sweeps):
         size = _default_block(sw, n_units, n_workers)
         for u, unit in sw.units.items():
             for reps in _blocks(list(range(sw.runs)), size):
                 tasks.append((_task_seconds(unit, len(reps)), i, u, reps))
-    tasks.sort(key=lambda task: -task[0])  # stable: ties keep the sweeps' order
+    # stable: ties keep the sweeps' order
+    tasks.sort(key=lambda task: (prio[task[1]], -task[0]))
+    left = [0] * len(sweeps)
+    for task in tasks:
+        left[task[1]] += 1
+
+    def result(i: int) -> SweepResult:
+        rows = collectors[i].rows
+        return SweepResult(
+            sweeps[i],
+            [rows[k] for k in sorted(rows)],
+            tasks_run=sum(1 for task in tasks if task[1] == i),
+        )
 
     def finish(tag: tuple[int, str], rec: dict[str, Any]) -> None:
         collectors[tag[0]].add(tag[1], result_from_record(rec))
+        left[tag[0]] -= 1
+        if left[tag[0]] == 0 and on_sweep is not None:
+            on_sweep(tag[0], result(tag[0]))
 
+    if on_sweep is not None:  # sweeps without tasks are complete from the start
+        for i in sorted(range(len(sweeps)), key=lambda i: prio[i]):
+            if left[i] == 0:
+                on_sweep(i, result(i))
     if inprocess:
         for _, i, u, reps in tasks:
             finish((i, u), run_task(sweeps[i].units[u], reps))
     elif tasks:
         jobs = [(run_task, (sweeps[i].units[u], reps), (i, u)) for _, i, u, reps in tasks]
         run_on_dask(client, jobs, finish)
-    return [
-        SweepResult(
-            sw,
-            [rows.rows[k] for k in sorted(rows.rows)],
-            tasks_run=sum(1 for task in tasks if task[1] == i),
-        )
-        for i, (sw, rows) in enumerate(zip(sweeps, collectors))
-    ]
+    return [result(i) for i in range(len(sweeps))]
 
 
 def run_sweep(

@@ -12,7 +12,7 @@ gave.  Without tuning it is one sweep point, i.e. exactly ``simulate``'s result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,13 +113,33 @@ def _panel_run(job: PanelJob, res: SweepResult) -> PanelRun:
 
 
 def run_panels(
-    jobs: Sequence[PanelJob], scheduler: str | None = None, client: Any = None
+    jobs: Sequence[PanelJob],
+    scheduler: str | None = None,
+    client: Any = None,
+    groups: Sequence[int] | None = None,
+    on_done: Callable[[int, PanelRun], None] | None = None,
 ) -> list[PanelRun]:
     """Run several panels' sweeps as one pool of tasks (:func:`.sweep.run_sweeps`: no worker
     idles at the end of a panel while the next has work); the same results as
-    :func:`run_panel` on each."""
-    results = run_sweeps([job.sweep for job in jobs], scheduler=scheduler, client=client)
-    return [_panel_run(job, res) for job, res in zip(jobs, results)]
+    :func:`run_panel` on each.  ``groups`` (one priority per job) and ``on_done(i, run)``
+    (called as soon as job ``i`` is complete) are :func:`.sweep.run_sweeps`'s ``groups`` and
+    ``on_sweep``."""
+    jobs = list(jobs)
+    done: dict[int, PanelRun] = {}
+
+    def on_sweep(i: int, res: SweepResult) -> None:
+        done[i] = _panel_run(jobs[i], res)
+        if on_done is not None:
+            on_done(i, done[i])
+
+    results = run_sweeps(
+        [job.sweep for job in jobs],
+        scheduler=scheduler,
+        client=client,
+        groups=groups,
+        on_sweep=on_sweep,
+    )
+    return [done.get(i) or _panel_run(job, res) for i, (job, res) in enumerate(zip(jobs, results))]
 
 
 def run_panel(

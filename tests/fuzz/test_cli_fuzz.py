@@ -35,6 +35,7 @@ def no_work(monkeypatch):
     monkeypatch.setattr(cli, "_run_with_progress", started)
     monkeypatch.setattr(design, "deo_design", started)
     monkeypatch.setattr(reproduce, "run_experiment", started)
+    monkeypatch.setattr(reproduce, "run_experiments", started)  # "all": one pool
 
 
 def run(argv: list[str]) -> tuple[int | None, str, str]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dashboard.algorithms.cmab.actions import MSets, Paths
 from dashboard.algorithms.cmab.policies.general import SDCB, BatchedSDCB
@@ -89,6 +91,63 @@ def test_batched_olsucbc_equals_single_runs(seed, R, chunks):
         OLSUCBC, BatchedOLSUCBC, CovarianceRewards(6, seed=seed), MSets(6, 3), 300, R, chunks, kw
     )
     assert b._main  # the vectorised rounds ran
+
+
+def test_batched_olsucbc_normals_windows_and_chunks(monkeypatch):
+    """The Gaussian outcomes come from windows of pre-drawn normals (16 rounds here: many
+    refills, chunks ending inside a window): the same numbers and pulls as single runs."""
+    from dashboard.algorithms.cmab.policies import batched
+    from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
+    from dashboard.algorithms.cmab.rewards import CovarianceRewards
+
+    monkeypatch.setattr(batched, "NORMALS_WINDOW", 1)
+    kw = {"warmup_fraction": 0.1}
+    b = _compare(
+        OLSUCBC,
+        BatchedOLSUCBC,
+        CovarianceRewards(5, seed=4),
+        MSets(5, 2),
+        200,
+        3,
+        [33, 34, 50, 97, 200],
+        kw,
+    )
+    assert b._z_w == 16 and b._main
+
+
+def test_batched_olsucbc_singular_covariance_and_other_factor_layouts(monkeypatch):
+    """A singular Sigma (eigen-factors) gives the single runs' numbers; so does the
+    per-repetition product used when a factor is not C-ordered."""
+    from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
+    from dashboard.algorithms.cmab.rewards import CovarianceRewards
+    from dashboard.algorithms.cmab.rewards import covariance as cov
+
+    v = np.array([1.0, 0.5, -0.5, 0.25, 1.0])
+    model = CovarianceRewards(5, seed=1, Sigma=0.1 * np.outer(v, v))  # rank one
+    kw = {"warmup_fraction": 0.1}
+    b = _compare(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [150], kw)
+    assert b._factors is not None
+    real = cov._sqrt_factor
+    monkeypatch.setattr(cov, "_sqrt_factor", lambda S: np.asfortranarray(real(S)))
+    model = CovarianceRewards(5, seed=2)
+    b = _compare(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [60, 150], kw)
+    assert b._factors is None  # F-ordered factors: one product per repetition
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), R=st.integers(1, 12), k=st.integers(1, 6))
+def test_stacked_outcome_products_equal_each_runs_own(seed, R, k):
+    """``mu[arms] + z[:, None] @ F[rows]^T`` (the batched engine) equals, row by row, each
+    run's ``mu[a][None] + z[None] @ F.T`` (``CovarianceRewards.sample``) bit for bit."""
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((R, k, k))
+    F = np.linalg.cholesky(G @ np.swapaxes(G, 1, 2) + np.eye(k))
+    z = rng.standard_normal((R, k)) * 10.0 ** rng.uniform(-3, 3)
+    mu = rng.standard_normal(3 * k)
+    arms = np.stack([rng.choice(3 * k, size=k, replace=False) for _ in range(R)])
+    got = mu[arms] + np.matmul(z[:, None, :], F.transpose(0, 2, 1))[:, 0, :]
+    ref = np.stack([(mu[arms[r]][None, :] + z[r][None, :] @ F[r].T)[0] for r in range(R)])
+    assert np.array_equal(got, ref)
 
 
 def test_batched_olsucbc_linear_model_and_no_warmup():

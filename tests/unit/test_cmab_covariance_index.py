@@ -228,3 +228,32 @@ def test_oracle_batch_answers_shared_index_requests_together():
             extra = [OracleRequest("x", f=ucb, include=bad, exclude=ex)]
             with pytest.raises(ValueError, match="include must list arms"):
                 Oracle(family, ExpensiveLog()).batch(reqs[:2] + extra, 1)
+
+
+def _approx_index_plain(arms, mu, G, inv_n, f):
+    """``approx_index``'s values before its block plan was cached (inline indices)."""
+    R, d = mu.shape
+    k = arms.shape[1]
+    x = np.where(np.isinf(inv_n), 0.0, inv_n)
+    B = (x[:, :, None] * G * x[:, None, :]).reshape(R, d * d)
+    iu, ju = np.triu_indices(k)
+    flat = arms[:, iu] * d + arms[:, ju]
+    q = np.take(B, flat, axis=1) @ np.where(iu == ju, 1.0, 2.0)
+    lin = np.take(mu, arms, axis=1) @ np.ones(k)
+    return lin + f * np.sqrt(np.maximum(q, 0.0))
+
+
+@pytest.mark.parametrize(("d", "m"), [(4, 1), (6, 2), (10, 3), (7, 4)])
+def test_cached_block_plan_gives_the_plain_values(d, m):
+    from dashboard.algorithms.cmab.policies.covariance_index import action_table, approx_index
+
+    rng = np.random.default_rng(d * 10 + m)
+    _, _, arms = action_table(MSets(d, m))
+    R = 3
+    mu = rng.standard_normal((R, d))
+    H = rng.standard_normal((R, d, d))
+    G = H @ np.swapaxes(H, 1, 2) + np.eye(d)
+    inv_n = 1.0 / rng.integers(1, 50, (R, d))
+    for _ in range(2):  # the first call builds the plan, the second reads it
+        v, _ = approx_index(arms, mu, G, inv_n, 0.7)
+        assert np.array_equal(v, _approx_index_plain(arms, mu, G, inv_n, 0.7))

@@ -5,7 +5,11 @@
   on the exact ties of never-played arms and repeated laws;
 * ``upper_bounds`` never falls below a reference value;
 * ``BetaIntervals`` gives Algorithm 8's interval index of the inverse-CDF outcome bit for bit,
-  also for uniforms placed within a few ulps of the CDF at an interval end.
+  also for uniforms placed within a few ulps of the CDF at an interval end;
+* the fast paths of issue 9's reproduce speed-ups equal the plain computations: ``law_ids``
+  (a set of bytes) equals ``np.unique`` over the rows' bytes, the cached ``lattice`` equals the
+  uncached one, and near-ties whose law signatures are the same multiset in another order
+  (``(L0, L1)`` vs ``(L1, L0)``: different reference folds) are still evaluated.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ from scipy.special import betainc
 from dashboard.algorithms.cmab.actions import MSets
 from dashboard.algorithms.cmab.policies.beta_levels import BetaIntervals, interval_index
 from dashboard.algorithms.cmab.policies.gr_batch import (
+    _empirical_cdf_and_width,
     exact_laws,
+    law_ids,
+    optimistic_dense,
     pruned_values,
     refined_rows,
     upper_bounds,
 )
 from dashboard.algorithms.cmab.rewards import ContinuousRewards
-from dashboard.algorithms.cmab.rewards.aggregate import action_arms, prefix_table
+from dashboard.algorithms.cmab.rewards.aggregate import _lattice, action_arms, lattice, prefix_table
 from dashboard.algorithms.cmab.rewards.general import expected_aggregate
 from dashboard.algorithms.randomness import stream_key, uniform
 
@@ -155,3 +162,117 @@ def test_beta_intervals_equal_the_inverse_cdf_index(kappa, s):
     fresh = BetaIntervals(model.alpha, model.beta, s, model.quantile)
     fresh.index(np.arange(n) % 6, u[:n])
     assert fresh.exact_calls <= 5
+
+
+def _law_ids_plain(P: np.ndarray) -> np.ndarray:
+    """The former ``law_ids``: ``np.unique`` over the rows viewed as bytes."""
+    R, d, G = P.shape
+    flat = np.ascontiguousarray(P).reshape(-1, G)
+    ids = np.unique(flat.view(np.dtype((np.void, 8 * G))).ravel(), return_inverse=True)[1]
+    return np.asarray(ids).reshape(R, d)
+
+
+_ATOMS = [0.0, -0.0, 1.0, 0.5, 0.25, 1e-300, -1.0, np.inf, np.nan, 1.0 - 2.0**-53]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 7), st.integers(1, 6)),
+    data=st.data(),
+)
+def test_law_ids_equal_unique_over_bytes(shape, data):
+    n = int(np.prod(shape))
+    vals = data.draw(st.lists(st.sampled_from(_ATOMS), min_size=n, max_size=n))
+    P = np.array(vals, dtype=float).reshape(shape)
+    assert law_ids(P).tolist() == _law_ids_plain(P).tolist()
+    # and on a strided view (rows copied to contiguous bytes first)
+    Q = np.repeat(P, 2, axis=2)[:, :, ::2]
+    assert law_ids(Q).tolist() == _law_ids_plain(P).tolist()
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], [0.0, 0.2, 0.6, 1.0], [0.5], [0.0, 0.3, 0.31], [0.0, 0.0]],
+)
+def test_cached_lattice_equals_the_plain_one(grid):
+    g = np.array(grid)
+    plain = _lattice(g, 1e-12)
+    for _ in range(2):  # first call fills the cache, the second reads it
+        got = lattice(g)
+        if plain is None:
+            assert got is None
+            continue
+        assert got[0] == plain[0] and got[1] == plain[1] and got[3] == plain[3]
+        assert got[2].tolist() == plain[2].tolist()
+        assert not got[2].flags.writeable  # shared between callers: read-only
+    assert (lattice(g, rtol=0.0) is None) == (_lattice(g, 0.0) is None)
+
+
+def test_swapped_signatures_are_evaluated_with_the_reference():
+    """Arms 0 and 2 share one law, arm 1 another: actions {0, 1} and {1, 2} have the law
+    signatures (L0, L1) and (L1, L0), the same multiset, whose reference values are computed
+    in different fold orders: both are evaluated, the first maximiser wins."""
+    g = GRIDS["paper"]
+    law_a = np.array([0.0, 0.0, 0.0, 0.0, 0.87474817, 0.12525183])
+    law_b = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    law_c = np.array([0.0, 0.0, 0.0, 0.43203591, 0.0, 0.56796409])
+    P = np.stack([law_a, law_b, law_a, law_c, law_c])[None]
+    A = MSets(5, 2).enumerate()
+    arms = action_arms(A)[0][1]
+    rows, n_re = refined_rows(g, P, A, arms, "sqrt-sum", prefix_table(arms))
+    assert rows.tolist() == _reference(g, P, arms, None).tolist()
+    assert n_re >= 2
+
+
+def _optimistic_plain(counts, n, C, log_term):
+    """The former ``optimistic_dense`` (``np.diff`` with prepend / append)."""
+    rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
+    Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
+    P = np.diff(Fu, axis=2, prepend=0.0, append=1.0)
+    point = (n == 0) | (rho >= 1.0)
+    P[point] = 0.0
+    P[point, -1] = 1.0
+    return P
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    R=st.integers(1, 4),
+    d=st.integers(1, 6),
+    G=st.integers(2, 9),
+    C=st.sampled_from([0.0, 0.5, 1.5, 8.0]),
+    per_rep=st.booleans(),
+)
+def test_optimistic_laws_equal_the_diff_form(seed, R, d, G, C, per_rep):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, (R, d, G)) * (rng.random((R, d, G)) < 0.6)
+    counts[:, 0] = 0  # a never-played arm
+    n = counts.sum(axis=2)
+    log_term = (
+        np.log(rng.integers(1, 10**5, R)) if per_rep else float(np.log(rng.integers(1, 10**5)))
+    )
+    got = optimistic_dense(counts, n, C, log_term)
+    assert np.array_equal(got, _optimistic_plain(counts, n, C, log_term))
+    assert np.array_equal(np.signbit(got), np.signbit(_optimistic_plain(counts, n, C, log_term)))
+
+
+def test_cached_hankel_and_grid_scale_give_the_plain_values():
+    from dashboard.algorithms.cmab.policies import gr_batch
+    from dashboard.algorithms.cmab.rewards import aggregate
+
+    g = GRIDS["paper"]
+    rng = np.random.default_rng(5)
+    P = _laws(rng, 2, 6, g.size, repeat=True)
+    arms = action_arms(MSets(6, 2).enumerate())[0][1]
+    aggregate._HANKELS.clear()
+    gr_batch._SCALES.clear()
+    first = aggregate.values_dense(g, P, arms, "sqrt-sum")
+    assert aggregate._HANKELS and all(not H.flags.writeable for H in aggregate._HANKELS.values())
+    again = aggregate.values_dense(g, P, arms, "sqrt-sum")  # from the cache
+    assert np.array_equal(first, again)
+    # the plain Hankel matrix (built inline, as before the cache)
+    (H,) = aggregate._HANKELS.values()
+    s = np.arange(H.shape[0])[:, None] + np.arange(H.shape[1])[None, :]
+    assert np.array_equal(H, np.sqrt(np.maximum(2 * 0.0 + 0.2 * s, 0.0)))
+    assert gr_batch._grid_scale(g) == float(np.max(np.abs(g))) == gr_batch._grid_scale(g)

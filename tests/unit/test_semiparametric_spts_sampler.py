@@ -92,6 +92,9 @@ def _run_both(engine, d, K, shift, T, R=4, seed=0, gap=0.5, chunks=(), **params)
         (5, 10, "adversarial", 120, 2, 0.5, {"c": 4.0, "n_mc": 17}),
         (3, 4, "none", 300, 3, 0.01, {"c": 0.25, "n_mc": 1}),
         (5, 10, "sine", 150, 4, 0.01, {"n_mc": 250}),
+        # larger d, close calls (1% gap)
+        (8, 12, "sine", 200, 5, 0.01, {"c": 0.5}),
+        (20, 30, "none", 150, 6, 0.5, {}),
     ],
 )
 def test_certified_sampler_equals_former_implementation(d, K, shift, T, seed, gap, params):

@@ -38,6 +38,9 @@ from .lockstep import LockstepBatch, PlayToHorizon, check_envs
 
 __all__ = ["BatchedOLSUCBC", "BatchedSDCB", "LockstepBatch"]  # LockstepBatch: re-exported
 
+#: Target number of normals per pre-drawn window of OLS-UCB-C's Gaussian outcomes.
+NORMALS_WINDOW = 16384
+
 
 class BatchedSDCB(PlayToHorizon):
     """SDCB for ``R`` repetitions at once; same constructor as
@@ -299,6 +302,18 @@ class BatchedOLSUCBC(PlayToHorizon):
         self.regrets = [p.regret for p in self.singles]
         if self._gauss:
             self._keys = np.stack([self.model._keys_for(e.rep) for e in self.envs])
+            k = self.arms.shape[1]
+            # the model's factor of every action; the stacked product below repeats each run's
+            # own BLAS call only for C-ordered factors (Cholesky; an eigen-factor of a
+            # singular Sigma may come in another layout: then one product per repetition)
+            factors = [self.model._factor(a) for a in self.arms]
+            self._factors = (
+                np.stack(factors) if all(f.flags.c_contiguous for f in factors) else None
+            )
+            self._z: np.ndarray | None = None  # normals of rounds t0 .. t0 + W - 1
+            self._z_t0 = 0
+            self._z_w = max(16, min(1024, NORMALS_WINDOW // (self.R * max(k, 1))))
+            self._pulls = np.zeros((self.R, self.d), dtype=np.int64)  # since the last sync
         self._main = True
 
     def _index_parts(self, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -318,20 +333,44 @@ class BatchedOLSUCBC(PlayToHorizon):
         inv_n = np.where(n > 0, 1.0 / np.maximum(n, 1), np.inf)
         return mu, G, inv_n
 
-    def _outcomes(self, actions: np.ndarray, arms: np.ndarray, t: int) -> np.ndarray:
-        """Outcomes ``(R, k)`` of the round's actions (exactly ``env.play_fixed(a, t, 1)``)."""
+    def _normals(self, t: int, k: int) -> np.ndarray:
+        """``rnd.normal(keys[:, :k], t)`` (R, k), read from a window of ``W`` rounds drawn at
+        once (elementwise the same counters, hence the same bits)."""
         from ... import randomness as rnd
 
+        i = t - self._z_t0
+        if self._z is None or i >= self._z.shape[0] or i < 0:
+            tt = np.arange(t, t + self._z_w, dtype=np.int64)[:, None, None]
+            self._z = rnd.normal(self._keys[None, :, :k], tt)  # (W, R, k)
+            self._z_t0, i = t, 0
+        return self._z[i]
+
+    def _outcomes(
+        self, actions: np.ndarray, rows: np.ndarray, arms: np.ndarray, t: int
+    ) -> np.ndarray:
+        """Outcomes ``(R, k)`` of the round's actions (exactly ``env.play_fixed(a, t, 1)``)."""
         if not self._gauss:
             return np.stack([e.play_fixed(a, t, 1)[0] for e, a in zip(self.envs, actions)])
+        # play_fixed's mu[a] + z @ factor(a).T for every repetition: a stack of the same
+        # (1, k) @ (k, k)^T products (one BLAS call per repetition, as each run's own)
+        z = self._normals(t, arms.shape[1])
+        self._pulls[np.arange(self.R)[:, None], arms] += 1
+        if self._factors is not None:
+            FT = self._factors[rows].transpose(0, 2, 1)
+            return self.model.mu[arms] + np.matmul(z[:, None, :], FT)[:, 0, :]
         model = self.model
-        z = rnd.normal(self._keys[:, : arms.shape[1]], t)
         y = np.empty(arms.shape)
         for r in range(self.R):
             a = arms[r]
             y[r] = (model.mu[a][None, :] + z[r][None, :] @ model._factor(a).T)[0]
-            self.envs[r].pulls[a] += 1
         return y
+
+    def _sync_pulls(self) -> None:
+        """Add the pulls counted since the last sync to the environments' counters."""
+        if self._gauss and self._main:
+            for r in range(self.R):
+                self.envs[r].pulls += self._pulls[r]
+            self._pulls[:] = 0
 
     def advance(self, until: int) -> int:
         """Play rounds ``t+1 .. min(until, T)``: warm-up rounds through the single policies,
@@ -368,7 +407,7 @@ class BatchedOLSUCBC(PlayToHorizon):
             seconds += time.perf_counter() - start
             self.refined += refined
             arms = self.arms[rows]
-            y = self._outcomes(self.A[rows], arms, t)
+            y = self._outcomes(self.A[rows], rows, arms, t)
             self.n[ridx, arms] += 1
             self.sy[ridx, arms] += to_fixed(y)
             self.n2[ridx[:, :, None], arms[:, :, None], arms[:, None, :]] += 1
@@ -377,6 +416,7 @@ class BatchedOLSUCBC(PlayToHorizon):
             )
             plays[np.arange(R), rows] += 1
         self.t = until
+        self._sync_pulls()
         for r in range(R):
             for j in np.flatnonzero(plays[r]):
                 self.regrets[r].add(self.A[j], int(plays[r, j]))

@@ -261,6 +261,31 @@ def f_h(t: float, d: int, f_const: float, h_const: float) -> tuple[float, float]
     return f_const * (lt + d * math.log(lt)), h_const * math.sqrt(lt + math.log(d))
 
 
+_PLANS: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _block_plan(arms: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(flat, weight, ones)`` of :func:`approx_index` for the arm table ``arms`` (n, k):
+    the flat indices ``(n, k(k+1)/2)`` of the upper triangle of each action's ``k x k`` block
+    of a ``d x d`` matrix, the weights (1 on the diagonal, 2 off it) and ``ones(k)``.  The
+    same arrays every round (OLS-UCB-C scores one table ~10^5 times): cached, read-only."""
+    arms = np.ascontiguousarray(arms, dtype=np.int64)
+    key = np.array([d, *arms.shape], dtype=np.int64).tobytes() + arms.tobytes()
+    hit = _PLANS.get(key)
+    if hit is None:
+        k = arms.shape[1]
+        iu, ju = np.triu_indices(k)
+        flat = arms[:, iu] * d + arms[:, ju]
+        weight = np.where(iu == ju, 1.0, 2.0)
+        hit = (flat, weight, np.ones(k))
+        for a in hit:
+            a.flags.writeable = False
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        _PLANS[key] = hit
+    return hit
+
+
 def approx_index(
     arms: np.ndarray, mu: np.ndarray, G: np.ndarray, inv_n: np.ndarray, f: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -282,11 +307,9 @@ def approx_index(
     unplayed = np.isinf(inv_n)
     x = np.where(unplayed, 0.0, inv_n)
     B = (x[:, :, None] * G * x[:, None, :]).reshape(R, d * d)
-    iu, ju = np.triu_indices(k)
-    flat = arms[:, iu] * d + arms[:, ju]  # (n, k(k+1)/2): the upper triangle of each block
-    weight = np.where(iu == ju, 1.0, 2.0)
+    flat, weight, ones = _block_plan(arms, d)
     q = np.take(B, flat, axis=1) @ weight
-    lin = np.take(mu, arms, axis=1) @ np.ones(k)
+    lin = np.take(mu, arms, axis=1) @ ones
     qabs = k * k * np.abs(B).max(axis=1)
     labs = k * np.abs(mu).max(axis=1)
     q_err = 4.0 * (d * d + k * k) * _EPS * qabs

@@ -68,7 +68,12 @@ def optimistic_dense(
     arm or ``rho >= 1`` is the point mass at the top."""
     rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
     Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
-    P = np.diff(Fu, axis=2, prepend=0.0, append=1.0)
+    # np.diff(Fu, axis=2, prepend=0.0, append=1.0) without its concatenation: the same
+    # subtractions, written in place
+    P = np.empty(F.shape)
+    np.subtract(Fu[..., :1], 0.0, out=P[..., :1])
+    np.subtract(Fu[..., 1:], Fu[..., :-1], out=P[..., 1:-1])
+    np.subtract(1.0, Fu[..., -1:], out=P[..., -1:])
     point = (n == 0) | (rho >= 1.0)
     P[point] = 0.0
     P[point, -1] = 1.0
@@ -96,6 +101,21 @@ def pessimistic_dense(
 def exact_laws(grid: np.ndarray, P: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per-arm ``(values, probs)`` of a dense ``(d, G)`` table (atoms with positive mass)."""
     return [(grid[p > 0], p[p > 0]) for p in P]
+
+
+_SCALES: dict[bytes, float] = {}
+
+
+def _grid_scale(grid: np.ndarray) -> float:
+    """``max |grid|`` (cached per grid: asked every round of a run)."""
+    key = grid.tobytes()
+    hit = _SCALES.get(key)
+    if hit is None:
+        hit = float(np.max(np.abs(grid)))
+        if len(_SCALES) >= 64:
+            _SCALES.clear()
+        _SCALES[key] = hit
+    return hit
 
 
 def refined_rows(
@@ -143,7 +163,7 @@ def refined_queries(
     k = arms.shape[1]
     lat = lattice(grid)
     dev = 0.0 if lat is None else lat[3]
-    scale = float(np.max(np.abs(grid))) * max(k, 1)
+    scale = _grid_scale(grid) * max(k, 1)
     levels = 0 if lat is None else int(lat[2][-1]) + 1
     # pruning pays where scoring every action is expensive (Algorithm 8's s levels); on a few
     # lattice points (SDCB's 6-point support) the direct scoring of all actions is cheaper
@@ -192,8 +212,9 @@ def _resolve_ties(
     law[used] = law_ids(P[used])
     law = law[owner[todo]]
     N = int(law.max()) + 2
+    code = None
     if float(N) ** k < 2.0**62:
-        code = law[:, arms[:, 0]]  # (todo, n): one integer per law signature
+        code = law[:, arms[:, 0]]  # (todo, n): one integer per law signature (a bijection)
         for j in range(1, k):
             code = code + law[:, arms[:, j]] * N**j
         near = close[todo]
@@ -202,22 +223,34 @@ def _resolve_ties(
         single = lo == hi  # all near-ties share one signature: the first one is the answer
         rows[todo[single]] = np.argmax(close[todo[single]], axis=1)
         keep = ~single
-        todo, law = todo[keep], law[keep]
+        todo, law, code = todo[keep], law[keep], code[keep]
     reevaluated = 0
-    for q, r in enumerate(todo):
+    for q, r in enumerate(todo.tolist()):
         cand = np.flatnonzero(close[r])
-        _, first_idx = np.unique(law[q][arms[cand]], axis=0, return_index=True)
-        cand = cand[np.sort(first_idx)]
-        if cand.size == 1:
-            rows[r] = cand[0]
+        # the first candidate of each signature, in row order (np.unique(..., axis=0,
+        # return_index=True) then sorted, without its cost: a few candidates per query)
+        if code is not None:
+            keys = code[q, cand].tolist()
+        else:
+            keys = list(map(tuple, law[q][arms[cand]].tolist()))
+        first: dict[object, int] = {}
+        for c, key in zip(cand.tolist(), keys):
+            first.setdefault(key, c)
+        firsts = list(first.values())  # increasing: cand is
+        if len(firsts) == 1:
+            rows[r] = firsts[0]
             continue
-        laws = exact_laws(grid, P[owner[r]])
+        Pr = P[owner[r]]
+        laws: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # exact_laws, for the arms used
+        for i in np.unique(arms[firsts]).tolist():
+            p = Pr[i]
+            laws[i] = (grid[p > 0], p[p > 0])
         vals = [
             expected_aggregate([laws[i][0] for i in a], [laws[i][1] for i in a], kind)
-            for a in arms[cand]
+            for a in arms[firsts].tolist()
         ]
-        rows[r] = cand[int(np.argmax(vals))]
-        reevaluated += cand.size
+        rows[r] = firsts[int(np.argmax(vals))]
+        reevaluated += len(firsts)
     return reevaluated
 
 
@@ -340,8 +373,11 @@ _DEDUP_ABOVE = 16
 
 
 def law_ids(P: np.ndarray) -> np.ndarray:
-    """``(R, d)`` ids, equal for bit-identical laws (rows of ``P``, any repetitions)."""
+    """``(R, d)`` ids, equal for bit-identical laws (rows of ``P``, any repetitions): the
+    inverse of ``np.unique`` over the rows' bytes (ids in the order of the sorted bytes),
+    computed with a set of ``bytes`` (a few dozen rows per call, every round of SDCB)."""
     R, d, G = P.shape
     flat = np.ascontiguousarray(P).reshape(-1, G)
-    ids = np.unique(flat.view(np.dtype((np.void, 8 * G))).ravel(), return_inverse=True)[1]
-    return np.asarray(ids).reshape(R, d)
+    keys = [row.tobytes() for row in flat]
+    index = {key: i for i, key in enumerate(sorted(set(keys)))}
+    return np.array([index[key] for key in keys], dtype=np.int64).reshape(R, d)

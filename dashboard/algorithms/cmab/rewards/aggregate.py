@@ -107,10 +107,30 @@ def prefix_table(arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hit
 
 
+_LATTICES: dict[bytes, tuple[float, float, np.ndarray, float] | None] = {}
+
+
 def lattice(grid: np.ndarray, rtol: float = 1e-12) -> tuple[float, float, np.ndarray, float] | None:
     """``(b, h, positions, deviation)`` if the sorted distinct values ``grid`` lie on
-    ``b + h k`` (``k`` integer, at most 4096 lattice points), else ``None``."""
+    ``b + h k`` (``k`` integer, at most 4096 lattice points), else ``None``.
+
+    Cached by the grid's bytes (the batched engines ask it twice a round of the same grid;
+    the positions array is read-only)."""
     grid = np.asarray(grid, dtype=float)
+    key = grid.tobytes() + np.float64(rtol).tobytes()
+    if key in _LATTICES:
+        return _LATTICES[key]
+    lat = _lattice(grid, rtol)
+    if lat is not None:
+        lat[2].flags.writeable = False
+    if len(_LATTICES) >= 64:
+        _LATTICES.clear()
+    _LATTICES[key] = lat
+    return lat
+
+
+def _lattice(grid: np.ndarray, rtol: float) -> tuple[float, float, np.ndarray, float] | None:
+    """:func:`lattice` without its cache."""
     if grid.size == 1:
         return float(grid[0]), 1.0, np.zeros(1, dtype=np.int64), 0.0
     b, span = float(grid[0]), float(grid[-1] - grid[0])
@@ -192,13 +212,29 @@ def values_dense(
     dist = Q[:, pref[:, 0]]  # (R, n_pref, L)
     for j in range(1, k - 1):
         dist = _convolve(dist, Q[:, pref[:, j]])
-    Lp = dist.shape[2]
-    s = np.arange(Lp)[:, None] + np.arange(L)[None, :]
-    H = _g(kind, k * b + h * s)  # (Lp, L) Hankel matrix of g at the total
+    H = _hankel(kind, k, b, h, dist.shape[2], L)  # (Lp, L) Hankel matrix of g at the total
     # value(prefix, last arm) for every pair at once, then one gather per action
     M = (dist @ H) @ Q.transpose(0, 2, 1)  # (R, n_pref, d)
     out = M[:, inv, arms[:, k - 1]]
     return out[0] if squeeze else out
+
+
+_HANKELS: dict[tuple[str, int, float, float, int, int], np.ndarray] = {}
+
+
+def _hankel(kind: str, k: int, b: float, h: float, Lp: int, L: int) -> np.ndarray:
+    """``H[s, c] = g(k b + h (s + c))`` (``Lp x L``), the same array for every round of a
+    run: cached (read-only)."""
+    key = (kind, k, b, h, Lp, L)
+    H = _HANKELS.get(key)
+    if H is None:
+        s = np.arange(Lp)[:, None] + np.arange(L)[None, :]
+        H = _g(kind, k * b + h * s)
+        H.flags.writeable = False
+        if len(_HANKELS) >= 64:
+            _HANKELS.clear()
+        _HANKELS[key] = H
+    return H
 
 
 #: Lattices with more points than this are convolved in Fourier space (Algorithm 8's s levels).
