@@ -15,17 +15,19 @@ from __future__ import annotations
 from typing import Any
 
 import panel as pn
-from bokeh.models import Div, InlineStyleSheet
+from bokeh.models import Div
 
 __all__ = ["ProgressLine"]
 
-_CSS = """
-:host { width: 100%; }
-.progress-line { font-size: 16px; margin: 0 10px 4px 10px; }
-.progress-track { height: 14px; margin: 0 10px; border-radius: 7px; background: #e9ecef;
-                  overflow: hidden; }
-.progress-fill { height: 100%; background: #0d6efd; }
-"""
+#: Inline styles, not a stylesheet: with an ``InlineStyleSheet`` on the Div the bar showed in a
+#: static page but not in the served dashboard (no height: seen in a Chromium screenshot; the
+#: cause inside the template was not pinned down).  The browser test checks the drawn bar.
+_LINE = "font-size: 16px; margin: 0 10px 4px 10px"
+_TRACK = (
+    "width: 270px; max-width: calc(100vw - 40px); height: 14px; margin: 0 10px; "
+    "border-radius: 7px; background: #e9ecef; overflow: hidden"
+)
+_FILL = "height: 100%; background: #0d6efd"
 
 
 class ProgressLine(pn.viewable.Viewer):
@@ -38,7 +40,6 @@ class ProgressLine(pn.viewable.Viewer):
         self.model = Div(
             text=self._html(),
             css_classes=["progress-text"],
-            stylesheets=[InlineStyleSheet(css=_CSS)],
             sizing_mode="stretch_width",
         )
 
@@ -62,10 +63,10 @@ class ProgressLine(pn.viewable.Viewer):
 
     def _html(self) -> str:
         return (
-            f'<div class="progress-line">{self._value}</div>'
+            f'<div class="progress-line" style="{_LINE}">{self._value}</div>'
             f'<div class="progress-track" role="progressbar" aria-valuenow="{self._percent}" '
-            f'aria-valuemin="0" aria-valuemax="100">'
-            f'<div class="progress-fill" style="width: {self._percent}%"></div></div>'
+            f'aria-valuemin="0" aria-valuemax="100" style="{_TRACK}">'
+            f'<div class="progress-fill" style="{_FILL}; width: {self._percent}%"></div></div>'
         )
 
     def __panel__(self) -> pn.viewable.Viewable:

@@ -113,6 +113,22 @@ def _text(page: Any, css_class: str) -> str:
     return " ".join(raw.replace("\xa0", " ").split())
 
 
+_BAR_JS = """(host) => {
+    const track = (host.shadowRoot || host).querySelector('.progress-track');
+    if (!track) return null;
+    const fill = track.querySelector('.progress-fill');
+    const t = track.getBoundingClientRect(), f = fill.getBoundingClientRect();
+    return [t.width, t.height, f.width, Number(track.getAttribute('aria-valuenow'))];
+}"""
+
+
+def _bar(page: Any) -> tuple[float, float, float, int]:
+    """``(track width, track height, fill width, percent)`` of the progress bar as drawn."""
+    out = page.locator(".progress-text").first.evaluate(_BAR_JS)
+    assert out is not None, "no progress bar on the page"
+    return tuple(out)
+
+
 def _progress(page: Any) -> tuple[int, int, str]:
     """``(t, T, status)`` shown by the progress text."""
     text = _text(page, "progress-text")
@@ -326,6 +342,11 @@ def test_run_streams_growing_data_and_progress(page, served_app, artifacts):
         assert _regret(page, name)[0] > 0
     ts = _assert_grows(page, lambda: _progress(page)[0], "progress t")
     assert ts[-1] >= lengths[-1][1] and ts[-1] < 100_000
+    # the bar is drawn (a design once dropped its stylesheet: no height, nothing to see),
+    # filled in proportion to its percentage
+    track_w, track_h, fill_w, percent = _bar(page)
+    assert track_w > 100 and track_h >= 10 and 0 <= percent < 100
+    assert abs(fill_w - track_w * percent / 100) <= 2
     shot = artifacts / "dashboard-mid-run.png"
     shot.unlink(missing_ok=True)
     page.screenshot(path=str(shot), full_page=True)
