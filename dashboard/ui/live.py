@@ -388,11 +388,6 @@ def _same_columns(new: dict[str, Any], old: Any) -> bool:
     return True
 
 
-def _empty(columns: Any) -> bool:
-    """Whether every column of a source's data is empty."""
-    return all(len(v) == 0 for v in columns.values())
-
-
 def _fixed(hv_plot: Any, opt: str) -> bool:
     """Whether the plot was given an explicit limit (e.g. ``ylim``) on both ends."""
     lim = getattr(hv_plot, opt, None)
