@@ -259,13 +259,10 @@ def run_experiment(
     -------
     ExperimentResult
     """
-    plan = _plan(name, scale, seed, horizon, runs, params, tune)
-    if scheduler is None and client is None and not plan.paper:
-        scheduler = "inprocess"  # smaller scales stay in this process (notebooks, tests)
-    # every panel's tasks go to the workers together (none idles at the end of a panel)
-    jobs = list(plan.jobs.values())
-    done = run_panels(jobs, scheduler=scheduler, client=client) if jobs else []
-    return _finish(plan, done)
+    # one figure is a pool of one: every panel's tasks go to the workers together (none idles
+    # at the end of a panel); smaller scales stay in this process (notebooks, tests)
+    (result,) = run_experiments([name], scale, seed, horizon, runs, params, scheduler, tune, client)
+    return result
 
 
 def run_experiments(

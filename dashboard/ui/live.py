@@ -189,9 +189,7 @@ class LivePlot:
                 return False
             updates.append((source, new))
         for source, new in updates:
-            if _same_columns(new, source.data):
-                continue  # nothing new in this layer (e.g. an oracle timeline between calls)
-            source.data = _wire(new)
+            _assign(source, new)
         self._fit_frames(frames)
         if self.title is not None:
             text = self.title(data)
@@ -271,8 +269,7 @@ class LivePlot:
         except Exception:
             return False
         for source, data in updates:
-            if not _same_columns(data, source.data):
-                source.data = _wire(data)
+            _assign(source, data)
         self.element = element
         self._fit_ranges(element)
         return True
@@ -348,6 +345,13 @@ def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
 #: as the shortest decimal that parses back to the same double, so the page gets the same
 #: numbers either way.
 INLINE_MAX = 64
+
+
+def _assign(source: Any, columns: dict[str, Any]) -> None:
+    """Give ``source`` these columns, short ones inline (:func:`_wire`); nothing when it holds
+    them already (e.g. an oracle timeline between calls: no event, no bytes)."""
+    if not _same_columns(columns, source.data):
+        source.data = _wire(columns)
 
 
 def _wire(columns: dict[str, Any]) -> dict[str, Any]:
