@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,15 +20,18 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
+from dashboard.algorithms import randomness as rnd
 from dashboard.algorithms.cmab.policies import batched as cmab_batched
 from dashboard.algorithms.cmab.policies import covariance_index, gr_batch, gr_stats
 from dashboard.algorithms.cmab.rewards import aggregate
 from dashboard.algorithms.cmab.rewards.laws import expected_aggregate
 from dashboard.algorithms.semiparametric.policies import spts
 from dashboard.algorithms.semiparametric.policies.certified_argmax import (
+    ROUNDING_SLACK,
+    TABLE_ERROR,
+    Z_MAX,
     approx_normal,
-    certified_best,
-    thresholds,
+    feature_norms,
 )
 
 
@@ -127,6 +131,46 @@ def _sdcb_patches() -> list[tuple[Any, str, Any]]:
 
 
 # ----------------------------------------------------------------------------- SP-TS (spts)
+# The engine before this session's per-round work (issue 9, second round): table normals per
+# round, ``numpy.linalg.cholesky`` / ``inv``, the certificate's former thresholds and
+# count.  (The first round's row, ``v`` folded into ``X^T``, is in the git history.)
+def _former_spts_reset_state(self: Any) -> None:
+    R, d = self.R, self.d
+    self.v = self.c * math.sqrt(d * math.log(max(self.horizon, 2)))
+    self.B = np.repeat(np.eye(d)[None], R, axis=0)
+    self.y = np.zeros((R, d))
+    self._keys = np.array(
+        [rnd.stream_key(e.seed, e.rep, "SP-TS", "draws") for e in self.envs], dtype=np.uint64
+    )
+    self._nd = (self.n_mc + 1) * d
+    self._z_w = max(1, spts.WINDOW_VALUES // (self._nd * R))
+    self._u: np.ndarray | None = None
+    self._u_one = np.zeros((0, R), dtype=bool)
+    self._u_t0 = 0
+    self.recomputed = 0
+    self._XT = np.ascontiguousarray(self.X.T)
+    self._vXT = self.v * self._XT
+    self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
+    self._norms = feature_norms(self.X)
+    # per-round scratch of the certified path (no large allocation in the round loop)
+    S = self.n_mc + 1
+    self._z_buf = np.empty((R, S, d))
+    self._z_work = np.empty((2, R, S, d))
+    self._scores = np.empty((R, S, self.K))
+
+
+def _former_spts_uniforms(self: Any, t: int) -> tuple[np.ndarray, np.ndarray]:
+    i = t - self._u_t0
+    if self._u is None or i >= self._u.shape[0] or i < 0:
+        W, R = self._z_w, self.R
+        u = rnd.uniform_run(self._keys, t * self._nd, W * self._nd)  # (R, W nd)
+        self._u_one = (u == 1.0).reshape(R, W, self._nd).any(axis=2).T  # (W, R)
+        # (W, R, n_mc + 1, d): a view, round i's draws u[i] are R contiguous pieces
+        self._u = u.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
+        self._u_t0, i = t, 0
+    return self._u[i], self._u_one[i]
+
+
 def _former_spts_decide(self: Any) -> tuple[np.ndarray, np.ndarray]:
     if self._cache_t == self.t:
         return self._a, self._pi
@@ -141,9 +185,13 @@ def _former_spts_decide(self: Any) -> tuple[np.ndarray, np.ndarray]:
         # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
         mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
         z = approx_normal(u, out=self._z_buf, work=self._z_work)
-        scores = np.matmul(z, self.v * (inv_L @ self._XT), out=self._scores)  # x_i^T (mu~ - mu_hat)
+        # x_i^T (mu~ - mu_hat) = z^T L^-1 (v x_i) (v folded into X^T once per run: the
+        # same numbers up to rounding, inside the certificate's slack)
+        scores = np.matmul(z, inv_L @ self._vXT, out=self._scores)
         scores += (mu @ self._XT)[:, None, :]
-        best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
+        best, ok = _former_certified_best(
+            scores, _former_thresholds(self.v, mu, self.X, self._norms)
+        )
         redo = np.flatnonzero(~ok | has_one)
         self.recomputed += int(redo.size)
     else:
@@ -163,8 +211,54 @@ def _former_spts_decide(self: Any) -> tuple[np.ndarray, np.ndarray]:
     return self._a, self._pi
 
 
+def _former_spts_update(self: Any, arms: np.ndarray, rewards: np.ndarray) -> None:
+    X, pi = self.X, self._pi
+    xbar = (pi[:, None, :] @ X)[:, 0, :]
+    Zc = X[None, :, :] - xbar[:, None, :]  # x_i - xbar_t, (R, K, d)
+    za = X[arms] - xbar
+    self.B += za[:, :, None] * za[:, None, :] + np.swapaxes(Zc * pi[:, :, None], 1, 2) @ Zc
+    self.y += 2.0 * za * rewards[:, None]
+
+
+def _former_thresholds(
+    v: float, mu_hat: np.ndarray, X: np.ndarray, norms: tuple[float, float] | None = None
+) -> np.ndarray:
+    d = X.shape[1]
+    root_d = 1.01 * math.sqrt(d)  # 1.01: B >= I holds up to rounding
+    x2, x1 = feature_norms(X) if norms is None else norms
+    size = np.abs(mu_hat).max(axis=1)
+    size += Z_MAX * v * root_d
+    size *= x1
+    size += 1.0
+    size *= ROUNDING_SLACK
+    size += 2.02 * v * TABLE_ERROR * root_d * x2
+    return size
+
+
+def _former_certified_best(
+    scores: np.ndarray, threshold: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    R, S, K = scores.shape
+    best = np.argmax(scores, axis=2)
+    flat = best.reshape(-1) + np.arange(0, R * S * K, K)
+    top = scores.reshape(-1).take(flat).reshape(R, S)
+    finite = np.isfinite(top).all(axis=1)
+    top -= threshold[:, None]
+    close = scores > top[:, :, None]
+    if finite.all() and (threshold > 0).all() and np.count_nonzero(close) == R * S:
+        return best, finite
+    # each finite maximum counts itself: the total is S exactly when no runner-up is close
+    return best, finite & (close.reshape(R, -1).sum(axis=1) == S)
+
+
 def _spts_patches() -> list[tuple[Any, str, Any]]:
-    return [(spts.BatchedSemiparametricTS, "_decide", _former_spts_decide)]
+    cls = spts.BatchedSemiparametricTS
+    return [
+        (cls, "_reset_state", _former_spts_reset_state),
+        (cls, "_uniforms", _former_spts_uniforms),
+        (cls, "_decide", _former_spts_decide),
+        (cls, "_update", _former_spts_update),
+    ]
 
 
 # ------------------------------------------------------------------- OLS-UCB-C (batched.py)

@@ -114,16 +114,17 @@ def thresholds(
     max_i ||x_i||_1`` (every term of a score is below ``S``).
 
     ``mu_hat`` (R, d), ``X`` (K, d), ``norms`` = :func:`feature_norms` of ``X`` if known;
-    returns (R,)."""
+    returns (R,).  Computed as ``a max|mu_hat| + b`` with the scalars ``a``, ``b`` of the
+    bound's other factors (two array passes per round; the same bound up to the rounding of
+    the factors, far inside the slacks above)."""
     d = X.shape[1]
     root_d = 1.01 * math.sqrt(d)  # 1.01: B >= I holds up to rounding
     x2, x1 = feature_norms(X) if norms is None else norms
+    a = ROUNDING_SLACK * x1
+    b = ROUNDING_SLACK * ((Z_MAX * v * root_d) * x1 + 1.0) + 2.02 * v * TABLE_ERROR * root_d * x2
     size = np.abs(mu_hat).max(axis=1)
-    size += Z_MAX * v * root_d
-    size *= x1
-    size += 1.0
-    size *= ROUNDING_SLACK
-    size += 2.02 * v * TABLE_ERROR * root_d * x2
+    size *= a
+    size += b
     return size
 
 
@@ -137,13 +138,13 @@ def certified_best(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarra
     repetition at once (the common case: one count); otherwise the count is per
     repetition."""
     R, S, K = scores.shape
-    best = np.argmax(scores, axis=2)
+    best = scores.argmax(axis=2)
     flat = best.reshape(-1) + np.arange(0, R * S * K, K)
     top = scores.reshape(-1).take(flat).reshape(R, S)
-    finite = np.isfinite(top).all(axis=1)
+    finite = np.isfinite(top)
     top -= threshold[:, None]
     close = scores > top[:, :, None]
-    if finite.all() and (threshold > 0).all() and np.count_nonzero(close) == R * S:
-        return best, finite
+    if finite.all() and threshold.min() > 0 and np.count_nonzero(close) == R * S:
+        return best, np.ones(R, dtype=bool)
     # each finite maximum counts itself: the total is S exactly when no runner-up is close
-    return best, finite & (close.reshape(R, -1).sum(axis=1) == S)
+    return best, finite.all(axis=1) & (close.reshape(R, -1).sum(axis=1) == S)

@@ -21,6 +21,14 @@ numbers.  The triangular inverse ``L^-1`` is computed by a stacked LU solve (``n
 lower triangle kept) rather than LAPACK ``trtri``: the same matrix up to rounding (``trtri``
 per repetition for the certified scores only was tried: 2-4% of a round at d = 20, not worth
 an assumption on the LU inverse's accuracy in the certificate).
+
+Per-round overhead (issue 9, ``reproduce``'s SP-TS tasks): the table normals of a whole window
+of rounds are computed in one pass when its uniforms are drawn (they do not depend on the
+state), the stacked Cholesky factor and inverse call numpy's LAPACK gufuncs directly (the
+calls of ``numpy.linalg.cholesky`` / ``inv``, without their per-call checks), and the
+certificate's per-round scratch is preallocated; every LAPACK/BLAS call, its inputs and their
+order are unchanged (``benchmarks/former_reproduce.py`` keeps the former engine,
+``tests/unit/test_semiparametric_spts_sampler.py`` compares the two).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.linalg import _umath_linalg
 from scipy.special import ndtri
 
 from ... import randomness as rnd
@@ -39,6 +48,19 @@ from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
+
+
+def stacked_cholesky_inverse(B: np.ndarray) -> np.ndarray:
+    """``L^-1`` for the Cholesky factors ``B = L L^T`` of a stack ``B`` (R, d, d): the LAPACK
+    gufuncs behind ``numpy.linalg.cholesky`` and ``numpy.linalg.inv`` (the same calls, so the
+    same numbers) without those functions' per-call type checks and error-state contexts
+    (``B`` is float64, C-contiguous).  A factorisation that fails fills its factor with NaN
+    (numpy's convention): LinAlgError then, as ``numpy.linalg.cholesky`` would raise."""
+    with np.errstate(invalid="ignore"):
+        L = _umath_linalg.cholesky_lo(B, signature="d->d")
+    if np.isnan(L[:, 0, 0]).any():
+        raise np.linalg.LinAlgError("B is not positive definite: Matrix is not positive definite")
+    return _umath_linalg.inv(L, signature="d->d")
 
 
 class BatchedSemiparametricTS(PerRoundBatch):
@@ -91,6 +113,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._nd = (self.n_mc + 1) * d
         self._z_w = max(1, WINDOW_VALUES // (self._nd * R))
         self._u: np.ndarray | None = None
+        self._z: np.ndarray | None = None
         self._u_one = np.zeros((0, R), dtype=bool)
         self._u_t0 = 0
         self.recomputed = 0
@@ -98,17 +121,21 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._vXT = self.v * self._XT
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
         self._norms = feature_norms(self.X)
-        # per-round scratch of the certified path (no large allocation in the round loop)
-        S = self.n_mc + 1
-        self._z_buf = np.empty((R, S, d))
-        self._z_work = np.empty((2, R, S, d))
+        # scratch of the certified path, allocated once per run (none in the round loop):
+        # the window's table normals and their work arrays, L^-1 (v X^T), the scores
+        S, n = self.n_mc + 1, self._z_w * self._nd
+        self._z_buf = np.empty((R, n))
+        self._z_work = np.empty((2, R, n))
+        self._M = np.empty((R, d, self.K))
         self._scores = np.empty((R, S, self.K))
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
         standard normals), and per repetition whether one of them is exactly 1.  Round t of
         repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``,
-        so a window of ``W`` rounds is one run of ``W nd`` consecutive counters per stream."""
+        so a window of ``W`` rounds is one run of ``W nd`` consecutive counters per stream.
+        With :attr:`certify`, the window's table normals (:func:`.approx_normal`) are computed
+        with its uniforms, in one pass, and :meth:`_table_normals` reads round ``t``'s."""
         i = t - self._u_t0
         if self._u is None or i >= self._u.shape[0] or i < 0:
             W, R = self._z_w, self.R
@@ -116,34 +143,40 @@ class BatchedSemiparametricTS(PerRoundBatch):
             self._u_one = (u == 1.0).reshape(R, W, self._nd).any(axis=2).T  # (W, R)
             # (W, R, n_mc + 1, d): a view, round i's draws u[i] are R contiguous pieces
             self._u = u.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
+            if self.certify:
+                z = approx_normal(u, out=self._z_buf, work=self._z_work)
+                self._z = z.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
             self._u_t0, i = t, 0
         return self._u[i], self._u_one[i]
+
+    def _table_normals(self, t: int) -> np.ndarray:
+        """Table normals of round ``t`` (after :meth:`_uniforms` of ``t``), ``(R, n_mc+1, d)``."""
+        return self._z[t - self._u_t0]  # type: ignore[index]
 
     def _decide(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache_t == self.t:
             return self._a, self._pi
-        try:
-            L = np.linalg.cholesky(self.B)  # B = L L^T, (R, d, d)
-        except np.linalg.LinAlgError as err:
-            raise np.linalg.LinAlgError(f"B is not positive definite: {err}") from None
-        inv_L = np.linalg.inv(L)  # L^-1 (its upper triangle zero up to rounding)
+        inv_L = stacked_cholesky_inverse(self.B)  # L^-1, B = L L^T (upper triangle ~0)
         u, has_one = self._uniforms(self.t + 1)  # (R, n_mc + 1, d)
         y = self.y[:, :, None]
         if self.certify:
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
             mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
-            z = approx_normal(u, out=self._z_buf, work=self._z_work)
+            z = self._table_normals(self.t + 1)
             # x_i^T (mu~ - mu_hat) = z^T L^-1 (v x_i) (v folded into X^T once per run: the
             # same numbers up to rounding, inside the certificate's slack)
-            scores = np.matmul(z, inv_L @ self._vXT, out=self._scores)
+            scores = np.matmul(z, np.matmul(inv_L, self._vXT, out=self._M), out=self._scores)
             scores += (mu @ self._XT)[:, None, :]
             best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
-            redo = np.flatnonzero(~ok | has_one)
-            self.recomputed += int(redo.size)
+            if ok.all() and not has_one.any():  # the common case: nothing to recompute
+                redo = None
+            else:
+                redo = np.flatnonzero(~ok | has_one)
+                self.recomputed += int(redo.size)
         else:
             best = np.empty((self.R, self.n_mc + 1), dtype=np.int64)
             redo = np.arange(self.R)
-        if redo.size:
+        if redo is not None and redo.size:
             # the exact draws: mu_hat = L^-T L^-1 y, z = ndtri(u), mu~ = mu_hat + v L^-T z
             # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1)
             L_inv = np.tril(inv_L[redo])
