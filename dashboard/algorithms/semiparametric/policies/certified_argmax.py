@@ -36,6 +36,7 @@ __all__ = [
     "TABLE_ERROR",
     "approx_normal",
     "certified_best",
+    "certify",
     "feature_norms",
     "thresholds",
 ]
@@ -122,7 +123,7 @@ def thresholds(
     x2, x1 = feature_norms(X) if norms is None else norms
     a = ROUNDING_SLACK * x1
     b = ROUNDING_SLACK * ((Z_MAX * v * root_d) * x1 + 1.0) + 2.02 * v * TABLE_ERROR * root_d * x2
-    size = np.abs(mu_hat).max(axis=1)
+    size = np.maximum.reduce(np.abs(mu_hat), axis=1)
     size *= a
     size += b
     return size
@@ -137,6 +138,13 @@ def certified_best(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarra
     threshold`` (its maximum), so a total of ``R S`` over the whole array certifies every
     repetition at once (the common case: one count); otherwise the count is per
     repetition."""
+    best, ok, _ = certify(scores, threshold)
+    return best, ok
+
+
+def certify(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """:func:`certified_best` and whether every repetition is certified (a Python bool, so
+    that a caller looping over rounds tests the common case without another array pass)."""
     R, S, K = scores.shape
     best = scores.argmax(axis=2)
     flat = best.reshape(-1) + np.arange(0, R * S * K, K)
@@ -144,7 +152,12 @@ def certified_best(scores: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarra
     finite = np.isfinite(top)
     top -= threshold[:, None]
     close = scores > top[:, :, None]
-    if finite.all() and threshold.min() > 0 and np.count_nonzero(close) == R * S:
-        return best, np.ones(R, dtype=bool)
+    if (
+        np.logical_and.reduce(finite, axis=None)
+        and np.minimum.reduce(threshold) > 0
+        and np.count_nonzero(close) == R * S
+    ):
+        return best, np.ones(R, dtype=bool), True
     # each finite maximum counts itself: the total is S exactly when no runner-up is close
-    return best, finite.all(axis=1) & (close.reshape(R, -1).sum(axis=1) == S)
+    ok = np.logical_and.reduce(finite, axis=1) & (close.reshape(R, -1).sum(axis=1) == S)
+    return best, ok, False

@@ -43,7 +43,7 @@ from scipy.special import ndtri
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration, Constant
-from .certified_argmax import approx_normal, certified_best, feature_norms, thresholds
+from .certified_argmax import approx_normal, certify, feature_norms, thresholds
 from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
@@ -115,6 +115,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._u: np.ndarray | None = None
         self._z: np.ndarray | None = None
         self._u_one = np.zeros((0, R), dtype=bool)
+        self._u_any: list[bool] = []
         self._u_t0 = 0
         self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
@@ -141,6 +142,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
             W, R = self._z_w, self.R
             u = rnd.uniform_run(self._keys, t * self._nd, W * self._nd)  # (R, W nd)
             self._u_one = (u == 1.0).reshape(R, W, self._nd).any(axis=2).T  # (W, R)
+            self._u_any = self._u_one.any(axis=1).tolist()  # per round: any repetition
             # (W, R, n_mc + 1, d): a view, round i's draws u[i] are R contiguous pieces
             self._u = u.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
             if self.certify:
@@ -167,8 +169,8 @@ class BatchedSemiparametricTS(PerRoundBatch):
             # same numbers up to rounding, inside the certificate's slack)
             scores = np.matmul(z, np.matmul(inv_L, self._vXT, out=self._M), out=self._scores)
             scores += (mu @ self._XT)[:, None, :]
-            best, ok = certified_best(scores, thresholds(self.v, mu, self.X, self._norms))
-            if ok.all() and not has_one.any():  # the common case: nothing to recompute
+            best, ok, all_ok = certify(scores, thresholds(self.v, mu, self.X, self._norms))
+            if all_ok and not self._u_any[self.t + 1 - self._u_t0]:  # nothing to recompute
                 redo = None
             else:
                 redo = np.flatnonzero(~ok | has_one)
