@@ -45,9 +45,19 @@ Issue 9 rows (each with its own flag, side by side in one process unless said ot
   ``--reproduce-horizon`` rounds) with the former kernels (``former_reproduce.py``) and the
   current ones side by side in one process: CPU seconds, ratio, identical records required.
 
+* ``--lockstep``: SP-TS's engine before this round's per-round work (``former_reproduce.py``)
+  and the current one on the same environments (d = 20, K = 30 and d = 5, K = 10, R = 10,
+  ``--reproduce-horizon`` rounds), advanced alternately in chunks of a few dozen rounds in
+  one process, so that both see the same load: CPU seconds of each, their ratio, identical
+  state required (a more stable ratio than ``--reproduce`` on a shared machine);
+* ``--shared``: ``semi-regret``'s tasks (paper constants, R = 10, ``--reproduce-horizon``
+  rounds, in process) with the tasks that differ only in the shift sharing one batched
+  engine (``simulation/shared_batch.py``: SP-TS at d = 5, BOSE at both sizes) against every
+  task alone, interleaved, CPU seconds, identical rows required.
+
 Usage: ``python benchmarks/bench_batched.py [--quick] [--sampler] [--rng] [--malloc]
-[--pool] [--reproduce]`` prints a JSON dict (``--sampler`` / ``--rng`` / ``--malloc`` /
-``--pool`` / ``--reproduce``: only those rows); ``run(quick)`` returns the default rows.
+[--pool] [--reproduce] [--lockstep] [--shared]`` prints a JSON dict (each flag: only those
+rows); ``run(quick)`` returns the default rows.
 """
 
 from __future__ import annotations
@@ -395,6 +405,96 @@ def run_reproduce(horizon: int = 3000, repeats: int = 2) -> list[dict[str, Any]]
     ]
 
 
+def run_lockstep(horizon: int = 3000, chunk: int = 30) -> list[dict[str, Any]]:
+    """The ``--lockstep`` rows (see the module docstring)."""
+    import former_reproduce as fr
+
+    class FormerSPTS(BatchedSemiparametricTS):
+        """The former engine (its methods verbatim from former_reproduce.py)."""
+
+    for _, attr, fn in fr._spts_patches():
+        setattr(FormerSPTS, attr, fn)
+    rows = []
+    for d, K in ((20, 30), (5, 10)):
+        inst = gap_instance(d, K, gap=0.5, seed=0)
+        engines = {"former": FormerSPTS(), "current": BatchedSemiparametricTS()}
+        for eng in engines.values():
+            eng.reset(
+                [
+                    SemiparametricEnvironment(inst, make_shift("sine", seed=0), 1.0, seed=0, rep=r)
+                    for r in range(10)
+                ],
+                100_000,
+            )
+        cpu = {name: 0.0 for name in engines}
+        names = list(engines)
+        for j, until in enumerate(range(chunk, horizon + 1, chunk)):
+            for name in names[j % 2 :] + names[: j % 2]:  # alternate who goes first
+                start = time.process_time()
+                engines[name].advance(until)
+                cpu[name] += time.process_time() - start
+        a, b = engines["former"], engines["current"]
+        rows.append(
+            {
+                "algorithm": "SP-TS engine, former vs current",
+                "d": d,
+                "K": K,
+                "R": 10,
+                "T": horizon,
+                "former_cpu_s": round(cpu["former"], 3),
+                "current_cpu_s": round(cpu["current"], 3),
+                "speedup": round(cpu["former"] / cpu["current"], 3),
+                "identical": bool(
+                    np.array_equal(a.B, b.B)
+                    and np.array_equal(a.y, b.y)
+                    and np.array_equal(a.cum_regret, b.cum_regret)
+                ),
+            }
+        )
+    return rows
+
+
+def run_shared(horizon: int = 3000, repeats: int = 2) -> dict[str, Any]:
+    """The ``--shared`` row (see the module docstring)."""
+    from dashboard.simulation import sweep
+    from dashboard.simulation.figures import get_figure
+    from dashboard.simulation.tuning import panel_job
+
+    fig = get_figure("semi-regret")
+    sweeps = []
+    for panel in fig.panels:
+        spec = dict(panel.spec)
+        problem = spec.pop("problem")
+        params = {k: dict(v) for k, v in panel.params.items()}
+        job = panel_job(problem, spec, list(panel.algorithms), horizon, 10, 0, params=params)
+        sweeps.append(job.sweep)
+    alone = lambda tasks: [[i] for i in range(len(tasks))]  # noqa: E731
+    sweep.run_sweeps(sweeps, scheduler="inprocess")  # imports and caches outside the clock
+    best = {"alone": float("inf"), "shared": float("inf")}
+    rows: dict[str, list[Any]] = {}
+    real = sweep.merge_plan
+    for _ in range(repeats):
+        for which in ("alone", "shared"):
+            sweep.merge_plan = alone if which == "alone" else real
+            try:
+                start = time.process_time()
+                res = sweep.run_sweeps(sweeps, scheduler="inprocess")
+                best[which] = min(best[which], time.process_time() - start)
+            finally:
+                sweep.merge_plan = real
+            rows[which] = [
+                [a.regret.tolist() for row in r.rows for a in row.result.results] for r in res
+            ]
+    return {
+        "task": "semi-regret, every panel and algorithm, R = 10, in process",
+        "T": horizon,
+        "alone_cpu_s": round(best["alone"], 3),
+        "shared_cpu_s": round(best["shared"], 3),
+        "speedup": round(best["alone"] / best["shared"], 3),
+        "identical": rows["alone"] == rows["shared"],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T = 150 instead of 600")
@@ -407,6 +507,8 @@ def main() -> None:
     parser.add_argument("--reproduce", action="store_true", help="former vs current paper tasks")
     parser.add_argument("--pool-all", action="store_true", help="reproduce all: pooled vs not")
     parser.add_argument("--reproduce-horizon", type=int, default=3000)
+    parser.add_argument("--lockstep", action="store_true", help="SP-TS engines interleaved")
+    parser.add_argument("--shared", action="store_true", help="shift-only tasks in one batch")
     args = parser.parse_args()
     out: Any = {}
     if args.sampler:
@@ -421,6 +523,10 @@ def main() -> None:
         out["reproduce"] = run_reproduce(args.reproduce_horizon)
     if args.pool_all:
         out["pool_all"] = run_pool_all(args.pool_horizon)
+    if args.lockstep:
+        out["lockstep"] = run_lockstep(args.reproduce_horizon)
+    if args.shared:
+        out["shared"] = run_shared(args.reproduce_horizon)
     if not out:
         out = run(quick=args.quick, seed=args.seed)
     print(json.dumps(out, indent=2))

@@ -41,6 +41,7 @@ from .engine import (
     run_on_dask,
 )
 from .records import result_from_record, result_to_record
+from .shared_batch import merge_plan
 from .specs import make_spec
 from .store import ExperimentWriter
 from .sweep_grid import GRID_FIELDS, MAX_MEMORY, MAX_POINTS, Sweep, make_sweep
@@ -63,6 +64,7 @@ __all__ = [
     "run_sweep",
     "run_sweeps",
     "run_task",
+    "run_tasks",
 ]
 
 #: Sweeps with at most this many rounds x repetitions in all run in-process by default.
@@ -70,17 +72,15 @@ TINY_WORK = 200_000
 
 
 # ------------------------------------------------------------------------------ one task
-def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
-    """Run one task: one algorithm at one setting, the repetition ids ``reps``.
-
-    A plain top-level function (Dask pickles it by reference): returns the piece's record.
-    """
+def make_simulation(unit: dict[str, Any], reps: Sequence[int]) -> Any:
+    """The :class:`~.runner.Simulation` of one task: one algorithm at one setting, the
+    repetition ids ``reps`` (not run yet; a context manager)."""
     from .runner import Simulation
 
     spec = make_spec(unit["problem"], **{k: v for k, v in unit["spec"].items() if k != "problem"})
     alg = unit["algorithm"]
     params = {alg: unit["params"]} if unit["params"] else None
-    with Simulation(
+    return Simulation(
         spec,
         [alg],
         unit["horizon"],
@@ -90,8 +90,27 @@ def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
         grid_points=unit["grid_points"],
         reps=list(reps),
         max_work=None,  # a sweep task: the sweep was asked for explicitly, in pieces
-    ) as sim:
+    )
+
+
+def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
+    """Run one task: one algorithm at one setting, the repetition ids ``reps``.
+
+    A plain top-level function (Dask pickles it by reference): returns the piece's record.
+    """
+    with make_simulation(unit, reps) as sim:
         return result_to_record(sim.run())
+
+
+def run_tasks(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> list[dict[str, Any]]:
+    """Run several tasks on the same repetition ids, one record each: one task is
+    :func:`run_task`; several that differ only in the shift share one batched engine
+    (:func:`~.shared_batch.run_shared_task`, the same numbers)."""
+    if len(units) == 1:
+        return [run_task(units[0], reps)]
+    from .shared_batch import run_shared_task
+
+    return run_shared_task(units, reps)
 
 
 def _blocks(reps: list[int], size: int) -> list[list[int]]:
@@ -201,16 +220,40 @@ def run_sweeps(
         if left[tag[0]] == 0 and on_sweep is not None:
             on_sweep(tag[0], result(tag[0]))
 
+    def finish_all(tags: list[tuple[int, str]], recs: list[dict[str, Any]]) -> None:
+        for tag, rec in zip(tags, recs):
+            finish(tag, rec)
+
     if on_sweep is not None:  # sweeps without tasks are complete from the start
         for i in sorted(range(len(sweeps)), key=lambda i: prio[i]):
             if left[i] == 0:
                 on_sweep(i, result(i))
+    # tasks that differ only in the shift run as one batch where that keeps the longest task
+    # the longest (shared_batch.py); one task alone is run_task as before
+    plan = merge_plan([(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks])
+    merged = [
+        ([sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks], tasks[ks[0]][3], ks) for ks in plan
+    ]
     if inprocess:
-        for _, i, u, reps in tasks:
-            finish((i, u), run_task(sweeps[i].units[u], reps))
+        for units, reps, ks in merged:
+            tags = [(tasks[k][1], tasks[k][2]) for k in ks]
+            if len(units) == 1:
+                finish(tags[0], run_task(units[0], reps))
+            else:
+                finish_all(tags, run_tasks(units, reps))
     elif tasks:
-        jobs = [(run_task, (sweeps[i].units[u], reps), (i, u)) for _, i, u, reps in tasks]
-        run_on_dask(client, jobs, finish)
+        jobs: list[tuple[Callable[..., Any], tuple[Any, ...], Any]] = []
+        for units, reps, ks in merged:
+            tags = [(tasks[k][1], tasks[k][2]) for k in ks]
+            if len(units) == 1:
+                jobs.append((run_task, (units[0], reps), tags[0]))
+            else:
+                jobs.append((run_tasks, (units, reps), tags))
+        run_on_dask(
+            client,
+            jobs,
+            lambda tag, rec: finish_all(tag, rec) if isinstance(tag, list) else finish(tag, rec),
+        )
     return [result(i) for i in range(len(sweeps))]
 
 
