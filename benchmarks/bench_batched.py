@@ -468,7 +468,7 @@ def run_shared(horizon: int = 3000, repeats: int = 2) -> dict[str, Any]:
         params = {k: dict(v) for k, v in panel.params.items()}
         job = panel_job(problem, spec, list(panel.algorithms), horizon, 10, 0, params=params)
         sweeps.append(job.sweep)
-    alone = lambda tasks: [[i] for i in range(len(tasks))]  # noqa: E731
+    alone = lambda tasks, workers=1: [[i] for i in range(len(tasks))]  # noqa: E731
     sweep.run_sweeps(sweeps, scheduler="inprocess")  # imports and caches outside the clock
     best = {"alone": float("inf"), "shared": float("inf")}
     rows: dict[str, list[Any]] = {}

@@ -6,16 +6,17 @@ repetition ids.  Their batched engines (:class:`~dashboard.algorithms.semiparame
 per_round.PerRoundBatch`) compute every repetition with its own stacked BLAS/LAPACK calls, the
 same whatever the batch, so one engine over both panels' environments gives each repetition
 exactly the numbers of its own panel's run, at a fraction of the per-round Python and numpy
-call overhead (measured for SP-TS at d = 5, K = 10, R = 10 + 10 vs two batches of 10: 1.35-1.4x;
-at d = 20, K = 30: 1.02-1.08x, where the arithmetic dominates).
+call overhead; SP-TS's repetitions of one stream (rep ``r`` of each panel) also share their
+draws (measured for SP-TS at R = 10 + 10 vs two batches of 10: 1.24-1.39x at d = 5, K = 10;
+1.2-1.33x at d = 20, K = 30).
 
 :func:`run_shared_task` builds each unit's :class:`~.runner.Simulation` exactly as
 :func:`~.sweep.run_task` does, replaces their engines by slices of one engine over all their
 environments, advances the simulations in lockstep over their common time grid and returns
 one record per unit; wall and oracle seconds are shared equally among all repetitions (as a
 batched engine shares them among its own).  :func:`merge_plan` decides which tasks to merge:
-only tasks whose combined estimated cost stays within the longest task's, so merging never
-lengthens the pool's critical path.
+only tasks whose combined estimated cost stays within the longest task's or the ideal time
+per worker, so a merged task does not become the pool's critical path.
 """
 
 from __future__ import annotations
@@ -52,13 +53,17 @@ def merge_key(unit: dict[str, Any], reps: Sequence[int]) -> str | None:
     return json.dumps([rest, spec_rest, list(reps)], sort_keys=True, default=repr)
 
 
-def merge_plan(tasks: Sequence[tuple[float, Any, dict[str, Any], list[int]]]) -> list[list[int]]:
+def merge_plan(
+    tasks: Sequence[tuple[float, Any, dict[str, Any], list[int]]], workers: int = 1
+) -> list[list[int]]:
     """Indices of ``tasks`` (``(seconds, priority, unit, reps)``) grouped into merged tasks, in
     the order of each group's first task; only tasks of one priority merge, and a group's
-    estimated seconds (the sum) never exceed the longest single task's."""
+    estimated seconds (the sum) stay within the longest single task's or the ideal time per
+    worker (all tasks' seconds / ``workers``), whichever is larger: a merged task never
+    becomes longer than the pool would take anyway."""
     if not tasks:
         return []
-    longest = max(task[0] for task in tasks)
+    longest = max(max(task[0] for task in tasks), sum(task[0] for task in tasks) / workers)
     groups: list[list[int]] = []
     open_group: dict[str, int] = {}  # key -> index in groups of the group still filling
     cost: list[float] = []

@@ -228,9 +228,11 @@ def run_sweeps(
         for i in sorted(range(len(sweeps)), key=lambda i: prio[i]):
             if left[i] == 0:
                 on_sweep(i, result(i))
-    # tasks that differ only in the shift run as one batch where that keeps the longest task
-    # the longest (shared_batch.py); one task alone is run_task as before
-    plan = merge_plan([(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks])
+    # tasks that differ only in the shift run as one batch where that does not make a task
+    # longer than the pool's ideal time per worker (shared_batch.py); one task: run_task
+    plan = merge_plan(
+        [(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks], n_workers
+    )
     merged = [
         ([sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks], tasks[ks[0]][3], ks) for ks in plan
     ]

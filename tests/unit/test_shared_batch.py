@@ -84,13 +84,14 @@ def test_only_semiparametric_per_round_engines_merge():
         ),
         min_size=1,
         max_size=8,
-    )
+    ),
+    st.integers(1, 4),
 )
-def test_merge_plan_partitions_and_never_exceeds_the_longest_task(spec):
+def test_merge_plan_partitions_and_never_exceeds_the_longest_task(spec, workers):
     tasks = [(sec, prio, _unit(alg, shift), [0]) for sec, prio, alg, shift in spec]
-    plan = merge_plan(tasks)
+    plan = merge_plan(tasks, workers)
     assert sorted(i for g in plan for i in g) == list(range(len(tasks)))
-    longest = max(t[0] for t in tasks)
+    longest = max(max(t[0] for t in tasks), sum(t[0] for t in tasks) / workers)
     for g in plan:
         assert sum(tasks[i][0] for i in g) <= longest
         if len(g) > 1:
@@ -126,7 +127,7 @@ def test_sweeps_with_shared_tasks_equal_sweeps_without(monkeypatch):
     assert calls and all(n == 2 for n in calls)
     from dashboard.simulation import sweep as sweep_mod
 
-    monkeypatch.setattr(sweep_mod, "merge_plan", lambda tasks: [[i] for i in range(len(tasks))])
+    monkeypatch.setattr(sweep_mod, "merge_plan", lambda tasks, w: [[i] for i in range(len(tasks))])
     alone = run_sweeps(sweeps, scheduler="inprocess")
     for x, y in zip(shared, alone):
         assert len(x.rows) == len(y.rows)

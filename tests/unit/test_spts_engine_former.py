@@ -108,3 +108,32 @@ def test_cholesky_inverse_is_numpys_and_refuses_an_indefinite_matrix():
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
         stacked_cholesky_inverse(B)
     assert spts.stacked_cholesky_inverse is stacked_cholesky_inverse
+
+
+@pytest.mark.parametrize("certify", [True, False])
+def test_repetitions_sharing_a_stream_equal_their_own_batches(monkeypatch, certify):
+    # panels that differ only in the shift, batched together (simulation/shared_batch.py):
+    # repetition r of each panel uses stream (seed, r), drawn once per window and shared
+    monkeypatch.setattr(BatchedSemiparametricTS, "certify", certify)
+    parts = [("sine", [0, 1, 2]), ("log", [2, 0]), ("adversarial", [1])]
+
+    def envs(shift, reps):
+        inst = gap_instance(5, 10, gap=0.5, seed=3)
+        return [
+            SemiparametricEnvironment(inst, make_shift(shift, seed=3), 1.0, seed=3, rep=r)
+            for r in reps
+        ]
+
+    shared = BatchedSemiparametricTS(n_mc=30)
+    shared.reset([e for shift, reps in parts for e in envs(shift, reps)], 90)
+    assert shared._keys.size == 3 and shared._row_of is not None
+    for until in (1, 13, 50, 90):
+        shared.advance(until)
+    lo = 0
+    for shift, reps in parts:
+        alone = BatchedSemiparametricTS(n_mc=30).run(envs(shift, reps), 90)
+        hi = lo + len(reps)
+        assert np.array_equal(alone.B, shared.B[lo:hi])
+        assert np.array_equal(alone.y, shared.y[lo:hi])
+        assert np.array_equal(alone.cum_regret, shared.cum_regret[lo:hi])
+        lo = hi

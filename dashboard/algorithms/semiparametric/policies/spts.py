@@ -107,11 +107,22 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self.v = self.c * math.sqrt(d * math.log(max(self.horizon, 2)))
         self.B = np.repeat(np.eye(d)[None], R, axis=0)
         self.y = np.zeros((R, d))
-        self._keys = np.array(
+        keys = np.array(
             [rnd.stream_key(e.seed, e.rep, "SP-TS", "draws") for e in self.envs], dtype=np.uint64
         )
+        # repetitions of one stream (panels that differ only in the shift, batched together:
+        # simulation/shared_batch.py) draw the same numbers: each stream's window is drawn
+        # once and read by every repetition of it (row_of[r]: repetition r's stream row)
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        self._row_of: np.ndarray | None = None
+        if first.size < R:
+            order = np.argsort(first)
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            keys, self._row_of = keys[np.sort(first)], rank[inverse.reshape(-1)]
+        self._keys = keys
         self._nd = (self.n_mc + 1) * d
-        self._z_w = max(1, WINDOW_VALUES // (self._nd * R))
+        self._z_w = max(1, WINDOW_VALUES // (self._nd * keys.size))
         self._u: np.ndarray | None = None
         self._z: np.ndarray | None = None
         self._u_one = np.zeros((0, R), dtype=bool)
@@ -124,42 +135,53 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._norms = feature_norms(self.X)
         # scratch of the certified path, allocated once per run (none in the round loop):
         # the window's table normals and their work arrays, L^-1 (v X^T), the scores
-        S, n = self.n_mc + 1, self._z_w * self._nd
-        self._z_buf = np.empty((R, n))
-        self._z_work = np.empty((2, R, n))
+        S, n, U = self.n_mc + 1, self._z_w * self._nd, keys.size
+        self._z_buf = np.empty((U, n))
+        self._z_work = np.empty((2, U, n))
+        self._z_round = np.empty((R, S, d)) if self._row_of is not None else None
         self._M = np.empty((R, d, self.K))
         self._scores = np.empty((R, S, self.K))
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """Uniforms of round ``t``, shape ``(R, n_mc + 1, d)`` (their ``ndtri`` are the draws'
-        standard normals), and per repetition whether one of them is exactly 1.  Round t of
-        repetition r uses counters ``t nd .. t nd + nd - 1`` of its stream, ``nd = (n_mc+1) d``,
-        so a window of ``W`` rounds is one run of ``W nd`` consecutive counters per stream.
-        With :attr:`certify`, the window's table normals (:func:`.approx_normal`) are computed
-        with its uniforms, in one pass, and :meth:`_table_normals` reads round ``t``'s."""
+        """Uniforms of round ``t`` per stream, shape ``(U, n_mc + 1, d)`` (``U`` streams; row
+        ``r`` is repetition ``r``'s unless repetitions share streams, see :meth:`_rows`; their
+        ``ndtri`` are the draws' standard normals), and per repetition whether one of them is
+        exactly 1.  Round t of a stream uses its counters ``t nd .. t nd + nd - 1``, ``nd =
+        (n_mc+1) d``, so a window of ``W`` rounds is one run of ``W nd`` consecutive counters
+        per stream.  With :attr:`certify`, the window's table normals
+        (:func:`.approx_normal`) are computed with its uniforms, in one pass, and
+        :meth:`_table_normals` reads round ``t``'s."""
         i = t - self._u_t0
         if self._u is None or i >= self._u.shape[0] or i < 0:
-            W, R = self._z_w, self.R
-            u = rnd.uniform_run(self._keys, t * self._nd, W * self._nd)  # (R, W nd)
-            self._u_one = (u == 1.0).reshape(R, W, self._nd).any(axis=2).T  # (W, R)
+            W, U = self._z_w, self._keys.size
+            u = rnd.uniform_run(self._keys, t * self._nd, W * self._nd)  # (U, W nd)
+            one = (u == 1.0).reshape(U, W, self._nd).any(axis=2).T  # (W, U)
+            self._u_one = one if self._row_of is None else one[:, self._row_of]  # (W, R)
             self._u_any = self._u_one.any(axis=1).tolist()  # per round: any repetition
-            # (W, R, n_mc + 1, d): a view, round i's draws u[i] are R contiguous pieces
-            self._u = u.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
+            # (W, U, n_mc + 1, d): a view, round i's draws u[i] are U contiguous pieces
+            self._u = u.reshape(U, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
             if self.certify:
                 z = approx_normal(u, out=self._z_buf, work=self._z_work)
-                self._z = z.reshape(R, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
+                self._z = z.reshape(U, W, self.n_mc + 1, self.d).transpose(1, 0, 2, 3)
             self._u_t0, i = t, 0
         return self._u[i], self._u_one[i]
 
+    def _rows(self, reps: np.ndarray) -> np.ndarray:
+        """Rows of :meth:`_uniforms`'s array that hold repetitions ``reps``' draws."""
+        return reps if self._row_of is None else self._row_of[reps]
+
     def _table_normals(self, t: int) -> np.ndarray:
         """Table normals of round ``t`` (after :meth:`_uniforms` of ``t``), ``(R, n_mc+1, d)``."""
-        return self._z[t - self._u_t0]  # type: ignore[index]
+        z = self._z[t - self._u_t0]  # type: ignore[index]
+        if self._row_of is None:
+            return z
+        return np.take(z, self._row_of, axis=0, out=self._z_round)
 
     def _decide(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache_t == self.t:
             return self._a, self._pi
         inv_L = stacked_cholesky_inverse(self.B)  # L^-1, B = L L^T (upper triangle ~0)
-        u, has_one = self._uniforms(self.t + 1)  # (R, n_mc + 1, d)
+        u, has_one = self._uniforms(self.t + 1)  # (U, n_mc + 1, d), per stream
         y = self.y[:, :, None]
         if self.certify:
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
@@ -183,7 +205,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
             # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1)
             L_inv = np.tril(inv_L[redo])
             mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
-            draws = mu_hat[:, None, :] + self.v * (ndtri(u[redo]) @ L_inv)
+            draws = mu_hat[:, None, :] + self.v * (ndtri(u[self._rows(redo)]) @ L_inv)
             best[redo] = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
         self._a = best[:, 0]
         counts = np.bincount((best[:, 1:] + self._offsets).ravel(), minlength=self.R * self.K)
