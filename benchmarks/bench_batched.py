@@ -52,8 +52,9 @@ Issue 9 rows (each with its own flag, side by side in one process unless said ot
   state required (a more stable ratio than ``--reproduce`` on a shared machine);
 * ``--shared``: ``semi-regret``'s tasks (paper constants, R = 10, ``--reproduce-horizon``
   rounds, in process) with the tasks that differ only in the shift sharing one batched
-  engine (``simulation/shared_batch.py``: SP-TS at d = 5, BOSE at both sizes) against every
-  task alone, interleaved, CPU seconds, identical rows required.
+  engine (``simulation/shared_batch.py``: SP-TS and BOSE at both sizes) against every task
+  alone, and against every task alone with the former SP-TS engine (the code before this
+  round), interleaved, CPU seconds, identical rows required.
 
 Usage: ``python benchmarks/bench_batched.py [--quick] [--sampler] [--rng] [--malloc]
 [--pool] [--reproduce] [--lockstep] [--shared]`` prints a JSON dict (each flag: only those
@@ -470,16 +471,23 @@ def run_shared(horizon: int = 3000, repeats: int = 2) -> dict[str, Any]:
         sweeps.append(job.sweep)
     alone = lambda tasks, workers=1: [[i] for i in range(len(tasks))]  # noqa: E731
     sweep.run_sweeps(sweeps, scheduler="inprocess")  # imports and caches outside the clock
-    best = {"alone": float("inf"), "shared": float("inf")}
+    import contextlib
+
+    from former_reproduce import former
+
+    best = {"former": float("inf"), "alone": float("inf"), "shared": float("inf")}
     rows: dict[str, list[Any]] = {}
     real = sweep.merge_plan
     for _ in range(repeats):
-        for which in ("alone", "shared"):
-            sweep.merge_plan = alone if which == "alone" else real
+        for which in best:
+            # former: the former SP-TS engine, every task alone (the code before this round)
+            sweep.merge_plan = real if which == "shared" else alone
+            ctx = former("spts") if which == "former" else contextlib.nullcontext()
             try:
-                start = time.process_time()
-                res = sweep.run_sweeps(sweeps, scheduler="inprocess")
-                best[which] = min(best[which], time.process_time() - start)
+                with ctx:
+                    start = time.process_time()
+                    res = sweep.run_sweeps(sweeps, scheduler="inprocess")
+                    best[which] = min(best[which], time.process_time() - start)
             finally:
                 sweep.merge_plan = real
             rows[which] = [
@@ -488,10 +496,12 @@ def run_shared(horizon: int = 3000, repeats: int = 2) -> dict[str, Any]:
     return {
         "task": "semi-regret, every panel and algorithm, R = 10, in process",
         "T": horizon,
+        "former_engine_alone_cpu_s": round(best["former"], 3),
         "alone_cpu_s": round(best["alone"], 3),
         "shared_cpu_s": round(best["shared"], 3),
-        "speedup": round(best["alone"] / best["shared"], 3),
-        "identical": rows["alone"] == rows["shared"],
+        "speedup_shared_vs_alone": round(best["alone"] / best["shared"], 3),
+        "speedup_vs_former": round(best["former"] / best["shared"], 3),
+        "identical": rows["alone"] == rows["shared"] == rows["former"],
     }
 
 
