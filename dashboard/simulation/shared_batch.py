@@ -10,13 +10,14 @@ call overhead; SP-TS's repetitions of one stream (rep ``r`` of each panel) also 
 draws (measured for SP-TS at R = 10 + 10 vs two batches of 10: 1.24-1.39x at d = 5, K = 10;
 1.2-1.33x at d = 20, K = 30).
 
-:func:`run_shared_task` builds each unit's :class:`~.runner.Simulation` exactly as
-:func:`~.sweep.run_task` does, replaces their engines by slices of one engine over all their
-environments, advances the simulations in lockstep over their common time grid and returns
-one record per unit; wall and oracle seconds are shared equally among all repetitions (as a
-batched engine shares them among its own).  :func:`merge_plan` decides which tasks to merge:
-only tasks whose combined estimated cost stays within the longest task's or the ideal time
-per worker, so a merged task does not become the pool's critical path.
+:func:`run_shared_task` builds each unit's :class:`~.runner.Simulation` exactly as a task
+run alone (:func:`run_alone`, which is :func:`~.sweep.run_task`), replaces their engines by
+slices of one engine over all their environments, advances the simulations in lockstep over
+their common time grid and returns one record per unit; wall and oracle seconds are shared
+equally among all repetitions (as a batched engine shares them among its own).
+:func:`merge_plan` decides which tasks to merge: only tasks whose combined estimated cost
+stays within the longest task's or the ideal time per worker, so a merged task does not
+become the pool's critical path.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["merge_key", "merge_plan", "run_shared_task"]
+__all__ = ["make_simulation", "merge_key", "merge_plan", "run_alone", "run_shared_task"]
 
 #: Spec fields that only change the shift (environments of one instance ``X``).
 _SHIFT_FIELDS = ("shift", "magnitude")
@@ -82,6 +83,36 @@ def merge_plan(
     return groups
 
 
+def make_simulation(unit: dict[str, Any], reps: Sequence[int]) -> Any:
+    """The :class:`~.runner.Simulation` of one sweep task: one algorithm at one setting, the
+    repetition ids ``reps`` (not run yet; a context manager)."""
+    from .runner import Simulation
+    from .specs import make_spec
+
+    spec = make_spec(unit["problem"], **{k: v for k, v in unit["spec"].items() if k != "problem"})
+    alg = unit["algorithm"]
+    params = {alg: unit["params"]} if unit["params"] else None
+    return Simulation(
+        spec,
+        [alg],
+        unit["horizon"],
+        runs=unit["runs"],
+        seed=unit["seed"],
+        params=params,
+        grid_points=unit["grid_points"],
+        reps=list(reps),
+        max_work=None,  # a sweep task: the sweep was asked for explicitly, in pieces
+    )
+
+
+def run_alone(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
+    """One task run on its own (:func:`~.sweep.run_task`): its record."""
+    from .records import result_to_record
+
+    with make_simulation(unit, reps) as sim:
+        return result_to_record(sim.run())
+
+
 class _Slice:
     """Repetitions ``lo .. hi - 1`` of a shared per-round engine, as one group's engine."""
 
@@ -114,21 +145,20 @@ def run_shared_task(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> lis
     seconds aside).  Units whose environments cannot share an engine (different features)
     run one after the other instead."""
     from .records import result_to_record
-    from .sweep import make_simulation, run_task
 
     if len(units) == 1:
-        return [run_task(units[0], reps)]
+        return [run_alone(units[0], reps)]
     with contextlib.ExitStack() as stack:
         sims = [stack.enter_context(make_simulation(u, reps)) for u in units]
         groups = [s.groups[0] for s in sims]
         if any(len(s.groups) != 1 or g.batched is None for s, g in zip(sims, groups)):
-            return [run_task(u, reps) for u in units]
+            return [run_alone(u, reps) for u in units]
         envs = [e for g in groups for e in g.envs]
         engine = groups[0].batched
         try:
             engine.reset(envs, sims[0].horizon)
         except ValueError:  # not one feature matrix: no shared engine
-            return [run_task(u, reps) for u in units]
+            return [run_alone(u, reps) for u in units]
         lo = 0
         for g in groups:
             g.batched = _Slice(engine, lo, lo + g.R)

@@ -40,8 +40,8 @@ from .engine import (
     get_client,
     run_on_dask,
 )
-from .records import result_from_record, result_to_record
-from .shared_batch import merge_plan
+from .records import result_from_record
+from .shared_batch import make_simulation, merge_plan, run_alone
 from .specs import make_spec
 from .store import ExperimentWriter
 from .sweep_grid import GRID_FIELDS, MAX_MEMORY, MAX_POINTS, Sweep, make_sweep
@@ -60,6 +60,7 @@ __all__ = [
     "close_clients",
     "get_client",
     "load_sweep",
+    "make_simulation",
     "make_sweep",
     "run_sweep",
     "run_sweeps",
@@ -72,34 +73,12 @@ TINY_WORK = 200_000
 
 
 # ------------------------------------------------------------------------------ one task
-def make_simulation(unit: dict[str, Any], reps: Sequence[int]) -> Any:
-    """The :class:`~.runner.Simulation` of one task: one algorithm at one setting, the
-    repetition ids ``reps`` (not run yet; a context manager)."""
-    from .runner import Simulation
-
-    spec = make_spec(unit["problem"], **{k: v for k, v in unit["spec"].items() if k != "problem"})
-    alg = unit["algorithm"]
-    params = {alg: unit["params"]} if unit["params"] else None
-    return Simulation(
-        spec,
-        [alg],
-        unit["horizon"],
-        runs=unit["runs"],
-        seed=unit["seed"],
-        params=params,
-        grid_points=unit["grid_points"],
-        reps=list(reps),
-        max_work=None,  # a sweep task: the sweep was asked for explicitly, in pieces
-    )
-
-
 def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
     """Run one task: one algorithm at one setting, the repetition ids ``reps``.
 
     A plain top-level function (Dask pickles it by reference): returns the piece's record.
     """
-    with make_simulation(unit, reps) as sim:
-        return result_to_record(sim.run())
+    return run_alone(unit, reps)
 
 
 def run_tasks(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> list[dict[str, Any]]:
