@@ -225,6 +225,15 @@ class RunModel(param.Parameterized):
         finally:
             self._lock.release()
 
+    def frame_wanted(self) -> bool:
+        """Whether :meth:`tick` would do anything now: cheap, for the served class's frame
+        line (:mod:`dashboard.ui.frame_turns`).  False only while a Dask worker is still
+        computing the requested frame."""
+        handle = self.handle
+        if handle is None or not handle.busy:
+            return True
+        return handle.ready or handle.waiting_to_launch
+
     # ------------------------------------------------------------------ data for plots
     def shift_window(self, rounds: int = 300) -> tuple[np.ndarray, np.ndarray]:
         """``(t, nu_t)`` over the last simulated rounds (semiparametric only): the trace the
