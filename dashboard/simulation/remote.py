@@ -188,6 +188,12 @@ class RunHandle:
         """Whether :meth:`poll` would return a frame now (computed, not yet collected)."""
         return False
 
+    @property
+    def waiting_to_launch(self) -> bool:
+        """Whether a requested frame waits to be sent to its worker (the next :meth:`poll`
+        sends it once the run's worker state exists)."""
+        return False
+
     def _register(self) -> None:
         _OPEN.add(self)
 
@@ -327,6 +333,10 @@ class DaskRun(RunHandle):
     def ready(self) -> bool:
         pending = self._pending
         return pending is not None and pending.done()
+
+    @property
+    def waiting_to_launch(self) -> bool:
+        return self._queued is not None and self._pending is None
 
     def poll(self) -> Frame | None:
         if self._closed:

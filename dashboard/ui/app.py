@@ -40,6 +40,7 @@ from .board import PlotBoard
 from .constants import ConstantsEditor
 from .controls import RunControls
 from .frame_ack import FrameAck
+from .frame_turns import frame_timer
 from .lesson_view import LessonPane
 from .model import Config, RunModel
 from .pacing import PACER
@@ -428,7 +429,11 @@ class DashboardApp(pn.viewable.Viewer):
         if not self.autostart_timer:
             return
         if self._callback is None:
-            self._callback = document.periodic(self.tick, self.period_ms)  # no busy flag
+            # served by `python -m dashboard serve`: a turn on the process's frame line
+            # (frame_turns.py); elsewhere a periodic callback without a busy flag
+            self._callback = frame_timer(
+                self._doc, self.tick, self.period_ms, wanted=self.run_model.frame_wanted
+            )
         elif not self._callback.running:
             self._callback.start()
 

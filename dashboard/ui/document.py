@@ -22,6 +22,7 @@ __all__ = [
     "page_connected",
     "page_opened",
     "periodic",
+    "run_locked",
     "served",
 ]
 
@@ -142,6 +143,23 @@ def in_document(doc: Any, change: Callable[[], None]) -> None:
     if session is not None and session.destroyed:
         return
     doc.add_next_tick_callback(change)
+
+
+def run_locked(doc: Any, fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` on the event loop under ``doc``'s lock, in a task of its own (as Bokeh runs
+    a periodic callback: ``ServerSession.with_document_locked``, which then sends the changes
+    to the page), with ``doc`` as Panel's current document.  Returns the task, or ``None``
+    when ``doc`` is not a live served session.  Call it on the server's event loop."""
+    session = _session(doc)
+    if session is None or session.destroyed:
+        return None
+    from panel.io.state import set_curdoc
+
+    def locked() -> Any:
+        with set_curdoc(doc):
+            return fn()
+
+    return asyncio.ensure_future(session.with_document_locked(locked))
 
 
 def periodic(callback: Callable[[], Any], period_ms: int) -> Any:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import document
+from .frame_turns import SCHEDULER
 from .heap import HEAP
 from .pacing import PACER
 from .run_model import RunModel
@@ -111,7 +112,8 @@ def watch_session(app: Any, period_ms: int = 500, **kwargs: Any) -> SessionReape
     """Attach a :class:`SessionReaper` to a served dashboard (``app``: a
     :class:`~dashboard.ui.app.DashboardApp`), checked every ``period_ms`` by a periodic
     callback of the current session, start the process's frame pacer
-    (:mod:`dashboard.ui.pacing`) on the server's loop and keep the page's objects out of the
+    (:mod:`dashboard.ui.pacing`) and frame line (:mod:`dashboard.ui.frame_turns`) on the
+    server's loop and keep the page's objects out of the
     garbage collector's full passes while it is open (:mod:`dashboard.ui.heap`); headless
     nothing is scheduled."""
     import panel as pn
@@ -128,6 +130,7 @@ def watch_session(app: Any, period_ms: int = 500, **kwargs: Any) -> SessionReape
 
         callback = document.periodic(check, int(period_ms))
         PACER.start()  # the server's loop: frames wait while it is behind (pacing.py)
+        SCHEDULER.start()  # the server's loop: frames take turns (frame_turns.py)
         # built pages leave the garbage collector's full passes; closed ones return (heap.py)
         pn.state.onload(HEAP.page_built)
         doc.on_session_destroyed(lambda _ctx: HEAP.page_closed())

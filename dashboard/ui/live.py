@@ -22,6 +22,8 @@ from bokeh.core.property.validation import without_property_validation
 from bokeh.document import Document
 from bokeh.models import Range1d
 
+from .patch_protocol import json_numbers
+
 __all__ = ["LivePlot", "Pipe", "data_extent"]
 
 
@@ -360,7 +362,7 @@ def _wire(columns: dict[str, Any]) -> dict[str, Any]:
     for k, v in columns.items():
         short = isinstance(v, np.ndarray) and v.ndim == 1 and len(v) <= INLINE_MAX
         if short and v.dtype.kind in "fiub":
-            v = v.tolist()
+            v = json_numbers(v)  # (passed through the encoder whole: patch_protocol.py)
         out[k] = v
     return out
 

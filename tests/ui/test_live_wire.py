@@ -114,3 +114,43 @@ def test_a_frame_sends_only_changed_layers_and_short_columns_inline():
     result = app.run_model.result.results[0]
     assert curve.data["t"][-1] == result.times[-1]
     assert math.isclose(curve.data["regret"][-1], float(result.regret[:, -1].mean()), rel_tol=1e-12)
+
+
+numbers = st.one_of(
+    hnp.arrays(np.float64, st.integers(0, INLINE_MAX), elements=floats),
+    hnp.arrays(
+        np.int64,
+        st.integers(0, INLINE_MAX),
+        elements=st.integers(-(2**62), 2**62)
+        | st.sampled_from([2**53 - 1, -(2**53 - 1), 2**53, 2**53 - 2]),
+    ),
+    hnp.arrays(np.uint8, st.integers(0, INLINE_MAX)),
+    hnp.arrays(np.bool_, st.integers(0, INLINE_MAX)),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(numbers)
+def test_json_numbers_encode_exactly_as_bokeh_encodes_the_values_one_by_one(values):
+    """A JsonNumbers column passes the encoder whole; the message's JSON is the same as
+    Bokeh's value-by-value encoding of the plain list (NaN, infinities and unsafe integers
+    are left to Bokeh: those lists stay plain)."""
+    import warnings
+
+    from bokeh.core.serialization import Serializer
+
+    from dashboard.ui.patch_protocol import JsonNumbers, json_numbers
+
+    wired = json_numbers(values)
+    plain = values.tolist()
+    assert list(wired) == plain
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Bokeh warns about unsafe integers
+        want = Serializer().encode(plain)
+        got = Serializer().encode(wired)
+    assert json.dumps(got) == json.dumps(want)
+    if isinstance(wired, JsonNumbers):
+        assert got is wired  # passed through whole
+    finite = values.dtype.kind != "f" or bool(np.isfinite(values).all())
+    safe = values.dtype.kind not in "iu" or all(abs(int(v)) < 2**53 - 1 for v in plain)
+    assert isinstance(wired, JsonNumbers) == (finite and safe)
