@@ -47,9 +47,11 @@ Issue 9 rows (each with its own flag, side by side in one process unless said ot
 
 * ``--lockstep``: SP-TS's engine before this round's per-round work (``former_reproduce.py``)
   and the current one on the same environments (d = 20, K = 30 and d = 5, K = 10, R = 10,
-  ``--reproduce-horizon`` rounds), advanced alternately in chunks of a few dozen rounds in
-  one process, so that both see the same load: CPU seconds of each, their ratio, identical
-  state required (a more stable ratio than ``--reproduce`` on a shared machine);
+  ``--reproduce-horizon`` rounds), advanced in turn in chunks of a few dozen rounds in one
+  process, so that all see the same load: CPU seconds, ratios, identical state required (a
+  more stable ratio than ``--reproduce`` on a shared machine); ``pair``: semi-regret's two
+  panels of the size, two former engines against one current engine over both (as
+  ``simulation/shared_batch.py`` runs them);
 * ``--shared``: ``semi-regret``'s tasks (paper constants, R = 10, ``--reproduce-horizon``
   rounds, in process) with the tasks that differ only in the shift sharing one batched
   engine (``simulation/shared_batch.py``: SP-TS and BOSE at both sizes) against every task
@@ -415,26 +417,43 @@ def run_lockstep(horizon: int = 3000, chunk: int = 30) -> list[dict[str, Any]]:
 
     for _, attr, fn in fr._spts_patches():
         setattr(FormerSPTS, attr, fn)
+
+    def envs(inst: Any, shift: str) -> list[SemiparametricEnvironment]:
+        return [
+            SemiparametricEnvironment(inst, make_shift(shift, seed=0), 1.0, seed=0, rep=r)
+            for r in range(10)
+        ]
+
     rows = []
     for d, K in ((20, 30), (5, 10)):
         inst = gap_instance(d, K, gap=0.5, seed=0)
-        engines = {"former": FormerSPTS(), "current": BatchedSemiparametricTS()}
-        for eng in engines.values():
-            eng.reset(
-                [
-                    SemiparametricEnvironment(inst, make_shift("sine", seed=0), 1.0, seed=0, rep=r)
-                    for r in range(10)
-                ],
-                100_000,
-            )
+        # former / current: one panel (sine); former pair / shared: both panels of the size,
+        # two former engines against one current engine over both (shared_batch.py)
+        engines: dict[str, Any] = {
+            "former": FormerSPTS(),
+            "current": BatchedSemiparametricTS(),
+            "former_sine": FormerSPTS(),
+            "former_log": FormerSPTS(),
+            "shared": BatchedSemiparametricTS(),
+        }
+        for name, eng in engines.items():
+            shifts = {"former_log": ["log"], "shared": ["sine", "log"]}.get(name, ["sine"])
+            eng.reset([e for sh in shifts for e in envs(inst, sh)], 100_000)
         cpu = {name: 0.0 for name in engines}
         names = list(engines)
         for j, until in enumerate(range(chunk, horizon + 1, chunk)):
-            for name in names[j % 2 :] + names[: j % 2]:  # alternate who goes first
+            k = j % len(names)
+            for name in names[k:] + names[:k]:  # rotate who goes first
                 start = time.process_time()
                 engines[name].advance(until)
                 cpu[name] += time.process_time() - start
         a, b = engines["former"], engines["current"]
+        pair = np.concatenate([engines["former_sine"].B, engines["former_log"].B])
+        pair_regret = np.concatenate(
+            [engines["former_sine"].cum_regret, engines["former_log"].cum_regret]
+        )
+        shared = engines["shared"]
+        former_pair = cpu["former_sine"] + cpu["former_log"]
         rows.append(
             {
                 "algorithm": "SP-TS engine, former vs current",
@@ -445,10 +464,15 @@ def run_lockstep(horizon: int = 3000, chunk: int = 30) -> list[dict[str, Any]]:
                 "former_cpu_s": round(cpu["former"], 3),
                 "current_cpu_s": round(cpu["current"], 3),
                 "speedup": round(cpu["former"] / cpu["current"], 3),
+                "former_pair_cpu_s": round(former_pair, 3),
+                "shared_pair_cpu_s": round(cpu["shared"], 3),
+                "speedup_pair": round(former_pair / cpu["shared"], 3),
                 "identical": bool(
                     np.array_equal(a.B, b.B)
                     and np.array_equal(a.y, b.y)
                     and np.array_equal(a.cum_regret, b.cum_regret)
+                    and np.array_equal(pair, shared.B)
+                    and np.array_equal(pair_regret, shared.cum_regret)
                 ),
             }
         )
