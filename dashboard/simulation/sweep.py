@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..algorithms.base import validate_int
+from . import shared_batch
 from .budget import estimate_run
 from .engine import (
     ENV_SCHEDULER,
@@ -87,9 +88,7 @@ def run_tasks(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> list[dict
     (:func:`~.shared_batch.run_shared_task`, the same numbers)."""
     if len(units) == 1:
         return [run_task(units[0], reps)]
-    from .shared_batch import run_shared_task
-
-    return run_shared_task(units, reps)
+    return shared_batch.run_shared_task(units, reps)
 
 
 def _blocks(reps: list[int], size: int) -> list[list[int]]:

@@ -28,7 +28,9 @@ state), the stacked Cholesky factor and inverse call numpy's LAPACK gufuncs dire
 calls of ``numpy.linalg.cholesky`` / ``inv``, without their per-call checks), and the
 certificate's per-round scratch is preallocated; every LAPACK/BLAS call, its inputs and their
 order are unchanged (``benchmarks/former_reproduce.py`` keeps the former engine,
-``tests/unit/test_semiparametric_spts_sampler.py`` compares the two).
+``tests/unit/test_spts_engine_former.py`` compares the two).  Repetitions that share a stream
+(the same seed and repetition id: panels that differ only in the shift, batched together by
+``simulation/shared_batch.py``) draw each window of uniforms and table normals once.
 """
 
 from __future__ import annotations
