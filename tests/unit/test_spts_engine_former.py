@@ -111,11 +111,17 @@ def test_cholesky_inverse_is_numpys_and_refuses_an_indefinite_matrix():
 
 
 @pytest.mark.parametrize("certify", [True, False])
-def test_repetitions_sharing_a_stream_equal_their_own_batches(monkeypatch, certify):
+@pytest.mark.parametrize(
+    ("parts", "tiles"),
+    [
+        ([("sine", [0, 1, 2]), ("log", [2, 0]), ("adversarial", [1])], 0),  # gathered
+        ([("sine", [0, 1, 2]), ("log", [0, 1, 2]), ("adversarial", [0, 1, 2])], 3),  # blocks
+    ],
+)
+def test_repetitions_sharing_a_stream_equal_their_own_batches(monkeypatch, certify, parts, tiles):
     # panels that differ only in the shift, batched together (simulation/shared_batch.py):
     # repetition r of each panel uses stream (seed, r), drawn once per window and shared
     monkeypatch.setattr(BatchedSemiparametricTS, "certify", certify)
-    parts = [("sine", [0, 1, 2]), ("log", [2, 0]), ("adversarial", [1])]
 
     def envs(shift, reps):
         inst = gap_instance(5, 10, gap=0.5, seed=3)
@@ -126,7 +132,7 @@ def test_repetitions_sharing_a_stream_equal_their_own_batches(monkeypatch, certi
 
     shared = BatchedSemiparametricTS(n_mc=30)
     shared.reset([e for shift, reps in parts for e in envs(shift, reps)], 90)
-    assert shared._keys.size == 3 and shared._row_of is not None
+    assert shared._keys.size == 3 and shared._row_of is not None and shared._tiles == tiles
     for until in (1, 13, 50, 90):
         shared.advance(until)
     lo = 0

@@ -141,6 +141,12 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._z_buf = np.empty((U, n))
         self._z_work = np.empty((2, U, n))
         self._z_round = np.empty((R, S, d)) if self._row_of is not None else None
+        # repetitions that are whole copies of the U streams in order (a shared batch's
+        # panels): scored block by block from the streams' normals, without gathering them
+        self._tiles = 0
+        if self._row_of is not None and R % U == 0:
+            if np.array_equal(self._row_of, np.tile(np.arange(U), R // U)):
+                self._tiles = R // U
         self._M = np.empty((R, d, self.K))
         self._scores = np.empty((R, S, self.K))
 
@@ -188,10 +194,15 @@ class BatchedSemiparametricTS(PerRoundBatch):
         if self.certify:
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
             mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
-            z = self._table_normals(self.t + 1)
             # x_i^T (mu~ - mu_hat) = z^T L^-1 (v x_i) (v folded into X^T once per run: the
             # same numbers up to rounding, inside the certificate's slack)
-            scores = np.matmul(z, np.matmul(inv_L, self._vXT, out=self._M), out=self._scores)
+            M = np.matmul(inv_L, self._vXT, out=self._M)
+            if self._tiles:
+                z, U, scores = self._z[self.t + 1 - self._u_t0], self._keys.size, self._scores
+                for lo in range(0, self.R, U):
+                    np.matmul(z, M[lo : lo + U], out=scores[lo : lo + U])
+            else:
+                scores = np.matmul(self._table_normals(self.t + 1), M, out=self._scores)
             scores += (mu @ self._XT)[:, None, :]
             best, ok, all_ok = certify(scores, thresholds(self.v, mu, self.X, self._norms))
             if all_ok and not self._u_any[self.t + 1 - self._u_t0]:  # nothing to recompute
