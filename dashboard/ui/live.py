@@ -22,7 +22,7 @@ from bokeh.core.property.validation import without_property_validation
 from bokeh.document import Document
 from bokeh.models import Range1d
 
-from .patch_protocol import json_numbers
+from .patch_protocol import JsonNumbers, json_numbers
 
 __all__ = ["LivePlot", "Pipe", "data_extent"]
 
@@ -341,49 +341,63 @@ def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
     return None
 
 
-#: Columns up to this length go to the page as JSON lists, longer ones as binary buffers.
+#: Numeric columns up to this length go to the page as JSON lists, longer ones as binary
+#: buffers unless they are :data:`PLAIN_INLINE_MAX`-short and JSON carries them as they are.
 #: Every binary buffer costs the server two more websocket writes per frame and page (a header
-#: and the bytes); a short list costs a few bytes of the message's JSON.  Python floats print
+#: and the bytes); a list costs its numbers' text in the message's JSON.  Python floats print
 #: as the shortest decimal that parses back to the same double, so the page gets the same
 #: numbers either way.
 INLINE_MAX = 64
+#: Longer numeric columns (the regret curves' ~120-240 points) also go inline when every value
+#: passes JSON as it is (:func:`~dashboard.ui.patch_protocol.json_numbers`: no NaN or
+#: infinity), which the encoder then takes whole: a frame's 32 binary buffers (64 websocket
+#: writes per page) drop to none on a running class.  NaN-holding columns stay buffers (a
+#: list of them would be encoded value by value).
+PLAIN_INLINE_MAX = 2048
 
 
 def _assign(source: Any, columns: dict[str, Any]) -> None:
-    """Give ``source`` these columns, short ones inline (:func:`_wire`); nothing when it holds
-    them already (e.g. an oracle timeline between calls: no event, no bytes)."""
+    """Give ``source`` these columns, numeric ones inline where :func:`_wire` says; nothing
+    when it holds them already (e.g. an oracle timeline between calls: no event, no bytes)."""
     if not _same_columns(columns, source.data):
         source.data = _wire(columns)
 
 
 def _wire(columns: dict[str, Any]) -> dict[str, Any]:
-    """``columns`` with its short numeric arrays as lists (:data:`INLINE_MAX`)."""
+    """``columns`` with its short numeric arrays as lists (:data:`INLINE_MAX`), and its
+    longer plain ones too (:data:`PLAIN_INLINE_MAX`)."""
     out = {}
     for k, v in columns.items():
-        short = isinstance(v, np.ndarray) and v.ndim == 1 and len(v) <= INLINE_MAX
-        if short and v.dtype.kind in "fiub":
-            v = json_numbers(v)  # (passed through the encoder whole: patch_protocol.py)
+        if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "fiub":
+            if len(v) <= INLINE_MAX:
+                v = json_numbers(v)  # (passed through the encoder whole: patch_protocol.py)
+            elif len(v) <= PLAIN_INLINE_MAX:
+                listed = json_numbers(v)
+                if isinstance(listed, JsonNumbers):
+                    v = listed
         out[k] = v
     return out
 
 
 def _same_columns(new: dict[str, Any], old: Any) -> bool:
-    """Whether a source surely holds ``new`` already: the same columns and the same short
-    values.  Conservative: a long column that is not the very same object, or a NaN in a
-    short one that went to the page as a list, counts as changed (its data is sent again,
-    as every frame did before), so the check costs a few microseconds per layer."""
+    """Whether a source surely holds ``new`` already: the same columns and the same values.
+    Conservative: a long column that went as a buffer and is not the very same object, or a
+    NaN in a column that went to the page as a list, counts as changed (its data is sent
+    again, as every frame did before), so the check costs a few microseconds per layer."""
     if new.keys() != old.keys():
         return False
     for k, v in new.items():
         w = old[k]
         if v is w:
             continue
-        if len(v) != len(w) or len(v) > INLINE_MAX:
+        if len(v) != len(w):
             return False
         if isinstance(w, list) and isinstance(v, np.ndarray) and v.dtype.kind in "fiub":
             if v.tolist() != w:  # what _wire sent: the same Python numbers
                 return False
             continue
+        if len(v) > INLINE_MAX:
+            return False
         a, b = np.asarray(v), np.asarray(w)
         try:
             if not np.array_equal(a, b, equal_nan=True):
