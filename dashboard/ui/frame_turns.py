@@ -242,12 +242,15 @@ def frame_timer(
     tick: Callable[[], Any],
     period_ms: int,
     wanted: Callable[[], bool] | None = None,
+    scheduler: FrameScheduler | None = None,
 ) -> Any:
-    """A started streaming timer for a session: a :class:`FrameTurn` on :data:`SCHEDULER` when
-    it runs on this loop and ``doc`` is served, else a periodic callback
-    (:func:`dashboard.ui.document.periodic`).  Both have ``running``, ``start()``, ``stop()``."""
-    if document.served(doc) and SCHEDULER.running_on():
-        turn = FrameTurn(SCHEDULER, doc, tick, period_ms, wanted)
+    """A started streaming timer for a session: a :class:`FrameTurn` on ``scheduler`` (default
+    :data:`SCHEDULER`) when it runs on this loop and ``doc`` is served, else a periodic
+    callback (:func:`dashboard.ui.document.periodic`).  Both have ``running``, ``start()``,
+    ``stop()``."""
+    line = SCHEDULER if scheduler is None else scheduler
+    if document.served(doc) and line.running_on():
+        turn = FrameTurn(line, doc, tick, period_ms, wanted)
         turn.start()
         return turn
     return document.periodic(tick, period_ms)

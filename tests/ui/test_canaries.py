@@ -484,3 +484,32 @@ def test_connections_ask_their_protocol_for_patches_and_documents_track_new_mode
         "drop use_fast_patches from DashboardApp.tick (frames cost the server ~16% more at "
         "30 students) or follow Bokeh's new names",
     )
+
+
+def test_asyncio_loops_keep_their_ready_callbacks_in_ready():
+    """``dashboard/ui/frame_turns.py`` lets the server loop's other work run before the next
+    frame while asyncio's ``BaseEventLoop._ready`` (the callbacks of the next pass) is not
+    empty, and ``ServerSession.with_document_locked`` runs a turn's tick under the lock."""
+    import asyncio
+
+    from bokeh.server.session import ServerSession
+
+    async def probe() -> tuple[bool, bool]:
+        loop = asyncio.get_running_loop()
+        ready = getattr(loop, "_ready", None)
+        empty_before = ready is not None and len(ready) == 0
+        loop.call_soon(lambda: None)
+        return empty_before, ready is not None and len(ready) == 1
+
+    empty_before, seen = asyncio.run(probe())
+    ok = empty_before and seen and callable(getattr(ServerSession, "with_document_locked", None))
+    _canary(
+        ok,
+        "asyncio BaseEventLoop._ready (the next pass's callbacks) or "
+        "bokeh ServerSession.with_document_locked",
+        "dashboard/ui/frame_turns.py (_others_ready; FrameTurn.run through "
+        "document.run_locked)",
+        "asyncio runs every ready callback of a pass before reading sockets again",
+        "without _ready the line waits max_passes passes between frames (still correct, a "
+        "little slower); without with_document_locked, run turns as next-tick callbacks",
+    )
