@@ -507,8 +507,7 @@ def test_asyncio_loops_keep_their_ready_callbacks_in_ready():
         ok,
         "asyncio BaseEventLoop._ready (the next pass's callbacks) or "
         "bokeh ServerSession.with_document_locked",
-        "dashboard/ui/frame_turns.py (_others_ready; FrameTurn.run through "
-        "document.run_locked)",
+        "dashboard/ui/frame_turns.py (_others_ready; FrameTurn.run through document.run_locked)",
         "asyncio runs every ready callback of a pass before reading sockets again",
         "without _ready the line waits max_passes passes between frames (still correct, a "
         "little slower); without with_document_locked, run turns as next-tick callbacks",
