@@ -13,6 +13,8 @@ from bokeh.models import ColumnDataSource, Div, Range1d
 from bokeh.plotting import figure
 from bokeh.protocol import Protocol
 from bokeh.protocol.messages.patch_doc import patch_doc
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dashboard.ui.patch_protocol import (
     FastPatchProtocol,
@@ -116,3 +118,122 @@ def test_use_fast_patches_changes_each_connection_once_and_nothing_headless():
     assert use_fast_patches(served) == 2
     assert use_fast_patches(served) == 0
     assert all(isinstance(c._protocol, FastPatchProtocol) for c in Session._subscribed_connections)
+
+
+def _page_pair():
+    """Two documents with the same models and ids (one rebuilt from the other's JSON)."""
+    from bokeh.models import Button, Column, Div
+
+    col = Column(Div(text="a", tags=[0]), Div(text="b"), Button(label="Run"))
+    a = Document()
+    a.add_root(col)
+    b = Document.from_json(a.to_json())
+    for doc in (a, b):
+        doc.models.flush_synced()  # as a served page after it loaded
+    return a, b
+
+
+def _record(doc):
+    seen = []
+    doc.callbacks.on_change(
+        lambda event: seen.append(
+            (
+                type(event).__name__,
+                getattr(getattr(event, "model", None), "id", None),
+                getattr(event, "attr", None),
+                repr(getattr(event, "new", None)),
+                getattr(event, "setter", None),
+            )
+        )
+    )
+    return seen
+
+
+plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**31), 2**31) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.sampled_from(["tags", "visible", "text", "label", "css_classes"]),
+            plain_values | st.just({"type": "number", "value": "nan"}),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_pages_plain_patch_applies_as_bokeh_applies_it(changes):
+    """fast_apply_json_patch (a frame acknowledgement's patch without listing every model)
+    leaves the document, its change events and its not-yet-synced models exactly as Bokeh's
+    apply_json_patch does; patches it does not handle go to Bokeh's own method."""
+    from bokeh.core.serialization import Serialized
+    from bokeh.models import Div
+
+    from dashboard.ui.patch_protocol import fast_apply_json_patch
+
+    a, b = _page_pair()
+    for doc in (a, b):
+        doc.add_root(Div(text="new, not synced yet"))
+    ids = [m.id for m in a.roots[0].children]
+    events = [
+        {"kind": "ModelChanged", "model": {"id": ids[i]}, "attr": attr, "new": new}
+        for i, attr, new in changes
+    ]
+    patch = Serialized({"events": events}, [])
+    outcomes = []
+    for doc, apply in ((a, fast_apply_json_patch), (b, Document.apply_json_patch)):
+        seen = _record(doc)
+        try:
+            apply(doc, patch, setter="page")
+            error = None
+        except Exception as exc:  # an invalid value: the same error either way
+            error = type(exc).__name__
+        outcomes.append((error, seen, sorted(type(m).__name__ for m in doc.models._new_models)))
+    assert outcomes[0] == outcomes[1]
+    if outcomes[0][0] is None:
+        state = [
+            [m.properties_with_values(include_defaults=False) for m in d.roots[0].children]
+            for d in (a, b)
+        ]
+        assert repr(state[0]) == repr(state[1])
+
+
+def test_models_added_by_a_patchs_handlers_stay_new_as_with_bokeh():
+    from bokeh.core.serialization import Serialized
+    from bokeh.models import Div
+
+    from dashboard.ui.patch_protocol import fast_apply_json_patch
+
+    a, b = _page_pair()
+    new_after = []
+    for doc, apply in ((a, fast_apply_json_patch), (b, Document.apply_json_patch)):
+        col = doc.roots[0]
+        col.children[0].on_change(
+            "tags", lambda attr, old, new, col=col: col.children.append(Div())
+        )
+        target = col.children[0].id
+        patch = Serialized(
+            {
+                "events": [
+                    {"kind": "ModelChanged", "model": {"id": target}, "attr": "tags", "new": [7]}
+                ]
+            },
+            [],
+        )
+        apply(doc, patch, setter="page")
+        new_after.append(([type(m).__name__ for m in doc.models._new_models], len(col.children)))
+    assert new_after[0] == new_after[1] == (["Div"], 4)
+
+
+def test_served_documents_get_the_fast_patch_apply_once():
+    from dashboard.ui.patch_protocol import use_fast_patches
+
+    doc = Document()
+    use_fast_patches(doc)  # headless: Bokeh's own method
+    assert "apply_json_patch" not in vars(doc)
