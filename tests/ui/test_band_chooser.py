@@ -81,7 +81,7 @@ def test_each_band_choice_plots_what_bands_py_computes(result, kind):
                 np.sort(area.data["y"]), np.sort(np.r_[b.hi[keep], np.maximum(b.lo, 0.0)[keep]])
             )
         if kind == "sd":  # ddof = 1, not numpy's default ddof = 0
-            half = curve.data["band_hi"] - curve.data["regret"]
+            half = np.asarray(curve.data["band_hi"]) - np.asarray(curve.data["regret"])
             np.testing.assert_allclose(half, r.regret.std(axis=0, ddof=1), atol=1e-9)
             spread = r.regret.std(axis=0, ddof=0) > 1e-6
             assert spread.any()
