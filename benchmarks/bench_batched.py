@@ -313,21 +313,27 @@ def run_malloc(quick: bool = False) -> dict[str, Any]:
     }
 
 
+def _semi_regret_panels(horizon: int) -> list[tuple[Any, ...]]:
+    """semi-regret's panels as ``(problem, spec, algorithms, T, runs=10, seed=0, params)``."""
+    from dashboard.simulation.figures import get_figure
+
+    out = []
+    for panel in get_figure("semi-regret").panels:
+        spec = dict(panel.spec)
+        problem = spec.pop("problem")
+        params = {k: dict(v) for k, v in panel.params.items()}
+        out.append((problem, spec, list(panel.algorithms), horizon, 10, 0, params))
+    return out
+
+
 def run_pool(horizon: int = 5000) -> dict[str, Any]:
     """semi-regret's panels on one 2-worker LocalCluster: one after the other vs one pool."""
     from distributed import Client
 
     from dashboard.simulation.engine import local_cluster
-    from dashboard.simulation.figures import get_figure
     from dashboard.simulation.tuning import panel_job, run_panel, run_panels
 
-    fig = get_figure("semi-regret")
-    args = []
-    for panel in fig.panels:
-        spec = dict(panel.spec)
-        problem = spec.pop("problem")
-        params = {k: dict(v) for k, v in panel.params.items()}
-        args.append((problem, spec, list(panel.algorithms), horizon, 10, 0, params))
+    args = _semi_regret_panels(horizon)
     with local_cluster(2) as cluster, Client(cluster, set_as_default=False) as client:
         # warm-up: every worker imports the package and builds the instances once
         run_panels([panel_job(*a[:3], 50, 10, *a[5:]) for a in args], client=client)
@@ -482,16 +488,11 @@ def run_lockstep(horizon: int = 3000, chunk: int = 30) -> list[dict[str, Any]]:
 def run_shared(horizon: int = 3000, repeats: int = 2) -> dict[str, Any]:
     """The ``--shared`` row (see the module docstring)."""
     from dashboard.simulation import sweep
-    from dashboard.simulation.figures import get_figure
     from dashboard.simulation.tuning import panel_job
 
-    fig = get_figure("semi-regret")
     sweeps = []
-    for panel in fig.panels:
-        spec = dict(panel.spec)
-        problem = spec.pop("problem")
-        params = {k: dict(v) for k, v in panel.params.items()}
-        job = panel_job(problem, spec, list(panel.algorithms), horizon, 10, 0, params=params)
+    for problem, spec, algorithms, T, runs, seed, params in _semi_regret_panels(horizon):
+        job = panel_job(problem, spec, algorithms, T, runs, seed, params=params)
         sweeps.append(job.sweep)
     alone = lambda tasks, workers=1: [[i] for i in range(len(tasks))]  # noqa: E731
     sweep.run_sweeps(sweeps, scheduler="inprocess")  # imports and caches outside the clock
