@@ -212,19 +212,19 @@ def run_sweeps(
         [(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks], n_workers
     )
     merged = [
-        ([sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks], tasks[ks[0]][3], ks) for ks in plan
+        (
+            [sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks],
+            tasks[ks[0]][3],
+            [(tasks[k][1], tasks[k][2]) for k in ks],
+        )
+        for ks in plan
     ]
     if inprocess:
-        for units, reps, ks in merged:
-            tags = [(tasks[k][1], tasks[k][2]) for k in ks]
-            if len(units) == 1:
-                finish(tags[0], run_task(units[0], reps))
-            else:
-                finish_all(tags, run_tasks(units, reps))
+        for units, reps, tags in merged:
+            finish_all(tags, run_tasks(units, reps))  # (one task: run_task)
     elif tasks:
         jobs: list[tuple[Callable[..., Any], tuple[Any, ...], Any]] = []
-        for units, reps, ks in merged:
-            tags = [(tasks[k][1], tasks[k][2]) for k in ks]
+        for units, reps, tags in merged:
             if len(units) == 1:
                 jobs.append((run_task, (units[0], reps), tags[0]))
             else:

@@ -368,13 +368,11 @@ def _wire(columns: dict[str, Any]) -> dict[str, Any]:
     longer plain ones too (:data:`PLAIN_INLINE_MAX`)."""
     out = {}
     for k, v in columns.items():
-        if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "fiub":
-            if len(v) <= INLINE_MAX:
-                v = json_numbers(v)  # (passed through the encoder whole: patch_protocol.py)
-            elif len(v) <= PLAIN_INLINE_MAX:
-                listed = json_numbers(v)
-                if isinstance(listed, JsonNumbers):
-                    v = listed
+        numeric = isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "fiub"
+        if numeric and len(v) <= PLAIN_INLINE_MAX:
+            listed = json_numbers(v)  # (plain ones pass the encoder whole: patch_protocol.py)
+            if len(v) <= INLINE_MAX or isinstance(listed, JsonNumbers):
+                v = listed
         out[k] = v
     return out
 

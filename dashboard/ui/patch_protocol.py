@@ -11,7 +11,7 @@ it, which gives the same message: a synced model is sent as a reference, a new o
 :func:`use_fast_patches` gives a served page's connections a :class:`FastPatchProtocol`,
 whose ``PATCH-DOC`` messages are built that way; every other message is Bokeh's own.
 
-:class:`JsonNumbers` marks a short column whose numbers JSON carries as they are (finite
+:class:`JsonNumbers` marks a plot column whose numbers JSON carries as they are (finite
 floats, safe integers, booleans): the encoder passes it through whole instead of encoding it
 value by value (Bokeh's ``_encode_list``: 10% of the loop at 30 students), with the same
 message.  It is registered as a Bokeh encoder, so every serializer (a page's first load too)
@@ -29,6 +29,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import numpy as np
 from bokeh.core.serialization import Deserializer, Serializer
 from bokeh.document import Document
 from bokeh.document.events import DocumentPatchedEvent
@@ -67,8 +68,6 @@ Serializer.register(JsonNumbers, _encode_json_numbers)
 def json_numbers(values: Any) -> list[Any]:
     """A 1-d numeric array as a Python list: a :class:`JsonNumbers` when every value passes
     through JSON as it is, else a plain list (Bokeh encodes it value by value)."""
-    import numpy as np
-
     kind = values.dtype.kind
     if kind == "f":
         plain = bool(np.isfinite(values).all())
