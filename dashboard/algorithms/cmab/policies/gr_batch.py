@@ -213,7 +213,17 @@ def _resolve_ties(
     law = law[owner[todo]]
     N = int(law.max()) + 2
     code = None
-    if float(N) ** k < 2.0**62:
+    if k == 2:
+        # two arms, one of them a single atom: the reference's outer sum (or max) and outer
+        # product are then one row or one column, the same floats in the same order whichever
+        # arm comes first, so (X, Y) and (Y, X) have bit-identical values (the optimistic law
+        # of a well-played arm is often the point mass at the top): one unordered signature
+        a0, a1 = arms[:, 0], arms[:, 1]
+        atom = np.count_nonzero(P[owner[todo]] > 0, axis=2) == 1  # (todo, d)
+        l0, l1 = law[:, a0], law[:, a1]
+        sym = atom[:, a0] | atom[:, a1]
+        code = np.where(sym, np.minimum(l0, l1), l0) + np.where(sym, np.maximum(l0, l1), l1) * N
+    elif float(N) ** k < 2.0**62:
         code = law[:, arms[:, 0]]  # (todo, n): one integer per law signature (a bijection)
         for j in range(1, k):
             code = code + law[:, arms[:, j]] * N**j
