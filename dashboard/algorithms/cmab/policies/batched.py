@@ -294,11 +294,9 @@ class BatchedOLSUCBC(PlayToHorizon):
 
     def _start_main(self) -> None:
         """Move the statistics of the single policies (after the warm-up) into arrays."""
-        S = [p.stats for p in self.singles]
-        self.n = np.stack([s.n for s in S])
-        self.sy = np.stack([s.sy for s in S])
-        self.n2 = np.stack([s.n2 for s in S])
-        self.syy = np.stack([s.syy for s in S])
+        from .covariance_pairs import PairIndex
+
+        self.index = PairIndex([p.stats for p in self.singles], self.A, self.arms)
         self.regrets = [p.regret for p in self.singles]
         if self._gauss:
             self._keys = np.stack([self.model._keys_for(e.rep) for e in self.envs])
@@ -316,23 +314,6 @@ class BatchedOLSUCBC(PlayToHorizon):
             self._pulls = np.zeros((self.R, self.d), dtype=np.int64)  # since the last sync
         self._main = True
 
-    def _index_parts(self, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``CovStats.index_parts`` for all repetitions (the same elementwise operations)."""
-        from .common import FIXED_POINT_SCALE
-
-        n, n2 = self.n, self.n2
-        mu = self.sy / FIXED_POINT_SCALE / np.maximum(n, 1)
-        pos = n2 > 0
-        N = np.maximum(n2, 1).astype(float)
-        S_hat = self.syy / FIXED_POINT_SCALE / N
-        bonus = (5.0 * h / np.sqrt(N) + h * h / N + 1.0 / N**2) / 4.0
-        Sigma_bar = np.where(pos, S_hat - mu[:, :, None] * mu[:, None, :] + bonus, 0.0)
-        G = Sigma_bar * n2
-        di = np.arange(self.d)
-        G[:, di, di] = (G[:, di, di] + Sigma_bar[:, di, di] * n) + 1.0
-        inv_n = np.where(n > 0, 1.0 / np.maximum(n, 1), np.inf)
-        return mu, G, inv_n
-
     def _normals(self, t: int, k: int) -> np.ndarray:
         """``rnd.normal(keys[:, :k], t)`` (R, k), read from a window of ``W`` rounds drawn at
         once (elementwise the same counters, hence the same bits)."""
@@ -345,11 +326,10 @@ class BatchedOLSUCBC(PlayToHorizon):
             self._z_t0, i = t, 0
         return self._z[i]
 
-    def _outcomes(
-        self, actions: np.ndarray, rows: np.ndarray, arms: np.ndarray, t: int
-    ) -> np.ndarray:
+    def _outcomes(self, rows: np.ndarray, arms: np.ndarray, t: int) -> np.ndarray:
         """Outcomes ``(R, k)`` of the round's actions (exactly ``env.play_fixed(a, t, 1)``)."""
         if not self._gauss:
+            actions = self.A[rows]
             return np.stack([e.play_fixed(a, t, 1)[0] for e, a in zip(self.envs, actions)])
         # play_fixed's mu[a] + z @ factor(a).T for every repetition: a stack of the same
         # (1, k) @ (k, k)^T products (one BLAS call per repetition, as each run's own)
@@ -375,8 +355,7 @@ class BatchedOLSUCBC(PlayToHorizon):
     def advance(self, until: int) -> int:
         """Play rounds ``t+1 .. min(until, T)``: warm-up rounds through the single policies,
         then one vectorised index round after another."""
-        from .common import to_fixed
-        from .covariance_index import argmax_index, f_h
+        from .covariance_index import f_h
 
         until = min(int(until), self.horizon)
         if until <= self.t:
@@ -394,27 +373,21 @@ class BatchedOLSUCBC(PlayToHorizon):
             self._start_main()
         t0 = self.t + 1
         R, d = self.R, self.d
-        ridx = np.arange(R)[:, None]
+        index = self.index
         plays = np.zeros((R, self.A.shape[0]), dtype=np.int64)
+        ravel = np.arange(R) * self.A.shape[0]
         seconds, delay = 0.0, self.oracle_delay * R
         for t in range(t0, until + 1):
             start = time.perf_counter()
             f, h = f_h(t, d, self.f_const, self.h_const)
-            mu, G, inv_n = self._index_parts(h)
-            rows, refined = argmax_index(self.A, self.Af, self.arms, mu, G, inv_n, f)
+            rows = index.argmax(f, h)
             if delay:
                 time.sleep(delay)
             seconds += time.perf_counter() - start
-            self.refined += refined
-            arms = self.arms[rows]
-            y = self._outcomes(self.A[rows], rows, arms, t)
-            self.n[ridx, arms] += 1
-            self.sy[ridx, arms] += to_fixed(y)
-            self.n2[ridx[:, :, None], arms[:, :, None], arms[:, None, :]] += 1
-            self.syy[ridx[:, :, None], arms[:, :, None], arms[:, None, :]] += to_fixed(
-                y[:, :, None] * y[:, None, :]
-            )
-            plays[np.arange(R), rows] += 1
+            y = self._outcomes(rows, self.arms[rows], t)
+            index.add(rows, y)
+            plays.ravel()[ravel + rows] += 1
+        self.refined = index.refined
         self.t = until
         self._sync_pulls()
         for r in range(R):
