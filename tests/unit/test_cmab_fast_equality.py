@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from dashboard.algorithms.cmab.actions import MSets
 from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
 from dashboard.algorithms.cmab.policies.general import SDCB, BatchedSDCB
+from dashboard.algorithms.cmab.policies.gr_batch import RoundScorer, exact_laws, refined_rows
 from dashboard.algorithms.cmab.rewards import CovarianceRewards, GeneralRewards
+from dashboard.algorithms.cmab.rewards.aggregate import action_arms, prefix_table
 from dashboard.algorithms.cmab.rewards.laws import expected_aggregate
 
 
@@ -100,3 +102,42 @@ def test_batched_olsucbc_equals_single_runs_property(seed, d, m, R, T, warmup, c
     _same_as_singles(
         OLSUCBC, BatchedOLSUCBC, model, MSets(d, m), T, R, [cut], {"warmup_fraction": warmup}
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    R=st.integers(1, 4),
+    d=st.integers(2, 6),
+    k=st.integers(1, 3),
+    kind=st.sampled_from(["sqrt-sum", "max"]),
+    restrict=st.booleans(),
+)
+def test_round_scorer_is_the_reference_argmax(seed, R, d, k, kind, restrict):
+    """``RoundScorer.rows`` (the batched SDCB oracle) equals ``refined_rows`` and the
+    brute-force reference argmax, on laws with shared rows and point masses (many ties)."""
+    rng = np.random.default_rng(seed)
+    grid = np.round(np.linspace(0.0, 1.0, 6), 12)
+    k = min(k, d)
+    pool = rng.random((3, 6)) * (rng.random((3, 6)) < 0.5)
+    pool[0] = 0.0
+    pool[0, -1] = 1.0  # the point mass at the top
+    pool[1, rng.integers(6)] += 1.0
+    pool /= pool.sum(axis=1, keepdims=True)
+    P = pool[rng.integers(0, 3, (R, d))]
+    A = MSets(d, k).enumerate()
+    arms = action_arms(A)[0][1]
+    prefixes = prefix_table(arms) if k > 1 else None
+    allowed = A[:, int(rng.integers(d))] if restrict else None
+    got, n_got = RoundScorer(grid, arms, kind, prefixes).rows(P, allowed)
+    ref, n_ref = refined_rows(grid, P, A, arms, kind, prefixes, allowed)
+    assert got.tolist() == ref.tolist() and n_got == n_ref
+    for r in range(R):
+        laws = exact_laws(grid, P[r])
+        vals = [
+            expected_aggregate([laws[i][0] for i in a], [laws[i][1] for i in a], kind)
+            if allowed is None or allowed[j]
+            else -np.inf
+            for j, a in enumerate(arms.tolist())
+        ]
+        assert got[r] == int(np.argmax(vals))

@@ -33,7 +33,7 @@ from ...base import ExpensiveLog, PolicyEvent
 from ..rewards.aggregate import action_arms, lattice, prefix_table
 from ..rewards.laws import reward_function_of
 from .common import pull_indexed
-from .gr_batch import optimistic_dense, refined_rows
+from .gr_batch import RoundScorer, optimistic_dense
 from .lockstep import LockstepBatch, PlayToHorizon, check_envs
 
 __all__ = ["BatchedOLSUCBC", "BatchedSDCB", "LockstepBatch"]  # LockstepBatch: re-exported
@@ -132,6 +132,7 @@ class BatchedSDCB(PlayToHorizon):
             missing = int(np.flatnonzero(~A[:, : self.init_length].any(axis=0))[0])
             raise ValueError(f"the action family has no feasible action containing arm {missing}")
         self._prefixes = prefix_table(self.arms) if self.arms.shape[1] > 1 else None
+        self._scorer = RoundScorer(grid, self.arms, kind, self._prefixes)
         self.t = 0
         self.cum_regret = np.zeros(R)
         self.logs = [ExpensiveLog() for _ in range(R)]
@@ -168,9 +169,7 @@ class BatchedSDCB(PlayToHorizon):
         the initial pass."""
         P = optimistic_dense(self.counts, self.n, self.C, math.log(max(t, 1)))
         allowed = self.A[:, t - 1] if t <= self.init_length else None
-        rows, n_re = refined_rows(
-            self.grid, P, self.A, self.arms, self.kind, self._prefixes, allowed
-        )
+        rows, n_re = self._scorer.rows(P, allowed)
         self.reevaluated += n_re
         return rows
 

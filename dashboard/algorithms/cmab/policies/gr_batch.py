@@ -36,6 +36,7 @@ from ..rewards.aggregate import (
 from ..rewards.laws import expected_aggregate
 
 __all__ = [
+    "RoundScorer",
     "exact_laws",
     "optimistic_dense",
     "pessimistic_dense",
@@ -66,7 +67,17 @@ def optimistic_dense(
     """Optimistic laws ``(R, d, G)``: CDF ``max(F_hat - rho, 0)`` below the top of the grid,
     ``rho = sqrt(C log_term / n)`` (``log_term`` scalar or one per repetition); a never-played
     arm or ``rho >= 1`` is the point mass at the top."""
-    rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
+    if isinstance(log_term, float):  # one log term (SDCB, every round): fewer numpy calls
+        # the same operations as _empirical_cdf_and_width: C * log_term / max(n, 1), sqrt,
+        # infinite where n = 0 (no division by zero to silence: max(n, 1) >= 1)
+        nmax = np.maximum(n, 1)
+        rho = np.sqrt(C * log_term / nmax)
+        unplayed = n == 0
+        if unplayed.any():
+            rho[unplayed] = np.inf
+        F = np.cumsum(counts.astype(float), axis=2) / nmax[..., None]
+    else:
+        rho, F = _empirical_cdf_and_width(counts, n, C, log_term)
     Fu = np.maximum(F[..., :-1] - rho[..., None], 0.0)
     # np.diff(Fu, axis=2, prepend=0.0, append=1.0) without its concatenation: the same
     # subtractions, written in place
@@ -74,9 +85,10 @@ def optimistic_dense(
     np.subtract(Fu[..., :1], 0.0, out=P[..., :1])
     np.subtract(Fu[..., 1:], Fu[..., :-1], out=P[..., 1:-1])
     np.subtract(1.0, Fu[..., -1:], out=P[..., -1:])
-    point = (n == 0) | (rho >= 1.0)
-    P[point] = 0.0
-    P[point, -1] = 1.0
+    point = rho >= 1.0  # rho is infinite where n = 0
+    if point.any():
+        P[point] = 0.0
+        P[point, -1] = 1.0
     return P
 
 
@@ -192,6 +204,57 @@ def refined_queries(
     return rows, reevaluated, approx[np.arange(nq), rows], bounds
 
 
+class RoundScorer:
+    """:func:`refined_rows` for one grid, action table and reward, called round after round
+    (the batched SDCB oracle): the lattice, the error bound of every possible smallest atom
+    and the pruning decision are worked out once.  Same approximate values, same near-ties,
+    same rows and re-evaluation counts as :func:`refined_rows`."""
+
+    def __init__(
+        self,
+        grid: np.ndarray,
+        arms: np.ndarray,
+        kind: str,
+        prefixes: tuple[np.ndarray, np.ndarray] | None,
+    ) -> None:
+        self.grid, self.arms, self.kind, self.prefixes = grid, arms, kind, prefixes
+        k = arms.shape[1]
+        lat = lattice(grid)
+        dev = 0.0 if lat is None else lat[3]
+        scale = _grid_scale(grid) * max(k, 1)
+        levels = 0 if lat is None else int(lat[2][-1]) + 1
+        self.prune = (
+            kind == "sqrt-sum" and k > 1 and levels > PRUNE_LEVELS and float(grid[0]) >= 0.0
+        )
+        extra = 0.0
+        if self.prune or (kind != "max" and k > 1 and levels > FFT_LEVELS):
+            extra = fft_error(levels, k, math.sqrt(abs(scale)))
+        # refined_queries' bound of a repetition whose smallest atom in use is grid[g]
+        self.bound_of = np.array(
+            [error_bound(g, k, kind, dev, scale) + extra for g in grid.tolist()]
+        )
+
+    def rows(self, P: np.ndarray, allowed: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+        """``refined_rows(grid, P, A, arms, kind, prefixes, allowed)``."""
+        if self.prune:
+            out = refined_queries(self.grid, P, self.arms, self.kind, self.prefixes, None, allowed)
+            return out[0], out[1]
+        R = P.shape[0]
+        bounds = self.bound_of[np.argmax(P.any(axis=1), axis=1)]
+        approx = values_dense(self.grid, P, self.arms, self.kind, self.prefixes)
+        if allowed is not None:
+            approx = np.where(allowed, approx, -np.inf)
+        rows = np.argmax(approx, axis=1)
+        best = approx.max(axis=1)
+        close = approx >= (best - 2.0 * bounds)[:, None]
+        count = np.count_nonzero(close, axis=1)
+        if count.max() <= 1:
+            return rows, 0
+        todo = np.flatnonzero(count > 1)
+        owner = np.arange(R)
+        return rows, _resolve_ties(self.grid, P, self.arms, self.kind, owner, close, rows, todo)
+
+
 def _resolve_ties(
     grid: np.ndarray,
     P: np.ndarray,
@@ -207,10 +270,17 @@ def _resolve_ties(
     k = arms.shape[1]
     # arms with bit-identical laws give actions bit-identical reference values: among the
     # near-ties keep the first action of each law signature (exact, no evaluation needed)
-    used = np.unique(owner[todo])
-    law = np.zeros((P.shape[0], P.shape[1]), dtype=np.int64)
-    law[used] = law_ids(P[used])
-    law = law[owner[todo]]
+    Pt = P[owner[todo]]  # (todo, d, G)
+    if Pt.size * P.shape[1] <= _EQ_TERMS:
+        # ids by equal probabilities: the id of an arm is the first arm with its law (the
+        # reference reads only the grid and the positive probabilities, so equal rows give
+        # equal values; cheaper than the bytes of every row)
+        law = np.argmax((Pt[:, :, None, :] == Pt[:, None, :, :]).all(axis=3), axis=2)
+    else:
+        used = np.unique(owner[todo])
+        law = np.zeros((P.shape[0], P.shape[1]), dtype=np.int64)
+        law[used] = law_ids(P[used])
+        law = law[owner[todo]]
     N = int(law.max()) + 2
     code = None
     if k == 2:
@@ -219,7 +289,7 @@ def _resolve_ties(
         # arm comes first, so (X, Y) and (Y, X) have bit-identical values (the optimistic law
         # of a well-played arm is often the point mass at the top): one unordered signature
         a0, a1 = arms[:, 0], arms[:, 1]
-        atom = np.count_nonzero(P[owner[todo]] > 0, axis=2) == 1  # (todo, d)
+        atom = np.count_nonzero(Pt > 0, axis=2) == 1  # (todo, d)
         l0, l1 = law[:, a0], law[:, a1]
         sym = atom[:, a0] | atom[:, a1]
         code = np.where(sym, np.minimum(l0, l1), l0) + np.where(sym, np.maximum(l0, l1), l1) * N
@@ -263,6 +333,9 @@ def _resolve_ties(
         reevaluated += len(firsts)
     return reevaluated
 
+
+#: Largest ``(queries) d^2 G`` for which :func:`_resolve_ties` compares the laws directly.
+_EQ_TERMS = 2_000_000
 
 #: Lattices with more points than this are scored through :func:`pruned_values`.
 PRUNE_LEVELS = 16
