@@ -189,25 +189,27 @@ class BatchedSDCB(PlayToHorizon):
         R = self.R
         seconds = 0.0
         delay = self.oracle_delay * R
-        ridx = np.arange(R)
-        flat = self._table.reshape(-1)
-        base = (np.arange(R * self.d, dtype=np.int64) * self._B).reshape(R, self.d)
+        ridx = np.arange(R)[:, None]
+        B = self._B
+        plays = self.plays.reshape(-1)  # a view: plays[r, j] is plays[r * n + j]
+        pbase = np.arange(R) * self.plays.shape[1]
         for t in range(t0, until + 1):
             start = time.perf_counter()
             rows = self._choose(t)
             if delay:
                 time.sleep(delay)
             seconds += time.perf_counter() - start
-            actions = self.A[rows]
-            used = self.n - self._w0
-            if (used[actions] >= self._B).any():
-                self._refill(actions & (used >= self._B // 2))
-                used = self.n - self._w0
-            g = flat[base + np.minimum(used, self._B - 1)]
-            rr, ii = np.nonzero(actions)
-            self.counts[rr, ii, g[rr, ii]] += 1
-            self.n += actions
-            self.plays[ridx, rows] += 1
+            # the arms of each repetition's action (one action size): their next outcomes
+            arms = self.arms[rows]
+            n_a = self.n[ridx, arms]
+            used = n_a - self._w0[ridx, arms]
+            if used.max() >= B:
+                self._refill(self.A[rows] & (self.n - self._w0 >= B // 2))
+                used = n_a - self._w0[ridx, arms]
+            g = self._table[ridx, arms, used]
+            self.counts[ridx, arms, g] += 1
+            self.n[ridx, arms] = n_a + 1
+            plays[pbase + rows] += 1
         self.t = until
         self._sync(t0, seconds, "SDCB initial pass" if in_init else "SDCB argmax")
         return self.t

@@ -28,6 +28,7 @@ import numpy as np
 from ..rewards.aggregate import (
     FFT_LEVELS,
     _g,
+    _hankel,
     error_bound,
     fft_error,
     lattice,
@@ -229,6 +230,19 @@ class RoundScorer:
         extra = 0.0
         if self.prune or (kind != "max" and k > 1 and levels > FFT_LEVELS):
             extra = fft_error(levels, k, math.sqrt(abs(scale)))
+        # two arms on a lattice whose points are the grid itself: values_dense's prefix path
+        # with its table set up once (Q is P, the prefixes are the first arms)
+        self._pair = None
+        if kind != "max" and k == 2 and lat is not None and prefixes is not None:
+            b, h, pos, _ = lat
+            L = int(pos[-1]) + 1
+            if L <= FFT_LEVELS and L == grid.size:
+                self._pair = (
+                    prefixes[0][:, 0],
+                    prefixes[1],
+                    arms[:, 1],
+                    _hankel(kind, 2, b, h, L, L),
+                )
         # refined_queries' bound of a repetition whose smallest atom in use is grid[g]
         self.bound_of = np.array(
             [error_bound(g, k, kind, dev, scale) + extra for g in grid.tolist()]
@@ -241,7 +255,11 @@ class RoundScorer:
             return out[0], out[1]
         R = P.shape[0]
         bounds = self.bound_of[np.argmax(P.any(axis=1), axis=1)]
-        approx = values_dense(self.grid, P, self.arms, self.kind, self.prefixes)
+        if self._pair is not None:
+            first, inv, last, H = self._pair
+            approx = ((P[:, first] @ H) @ P.transpose(0, 2, 1))[:, inv, last]
+        else:
+            approx = values_dense(self.grid, P, self.arms, self.kind, self.prefixes)
         if allowed is not None:
             approx = np.where(allowed, approx, -np.inf)
         rows = np.argmax(approx, axis=1)
