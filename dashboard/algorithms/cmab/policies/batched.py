@@ -312,7 +312,7 @@ class BatchedOLSUCBC(PlayToHorizon):
             self._z: np.ndarray | None = None  # normals of rounds t0 .. t0 + W - 1
             self._z_t0 = 0
             self._z_w = max(16, min(1024, NORMALS_WINDOW // (self.R * max(k, 1))))
-            self._pulls = np.zeros((self.R, self.d), dtype=np.int64)  # since the last sync
+            self._n_synced = self.index.n.astype(np.int64)  # pulls already in the envs
         self._main = True
 
     def _normals(self, t: int, k: int) -> np.ndarray:
@@ -335,7 +335,6 @@ class BatchedOLSUCBC(PlayToHorizon):
         # play_fixed's mu[a] + z @ factor(a).T for every repetition: a stack of the same
         # (1, k) @ (k, k)^T products (one BLAS call per repetition, as each run's own)
         z = self._normals(t, arms.shape[1])
-        self._pulls[np.arange(self.R)[:, None], arms] += 1
         if self._factors is not None:
             FT = self._factors[rows].transpose(0, 2, 1)
             return self.model.mu[arms] + np.matmul(z[:, None, :], FT)[:, 0, :]
@@ -347,11 +346,13 @@ class BatchedOLSUCBC(PlayToHorizon):
         return y
 
     def _sync_pulls(self) -> None:
-        """Add the pulls counted since the last sync to the environments' counters."""
+        """Add the pulls made since the last sync to the environments' counters (every arm
+        of a played action is pulled once: the growth of ``n``)."""
         if self._gauss and self._main:
+            n = self.index.n.astype(np.int64)
             for r in range(self.R):
-                self.envs[r].pulls += self._pulls[r]
-            self._pulls[:] = 0
+                self.envs[r].pulls += n[r] - self._n_synced[r]
+            self._n_synced = n
 
     def advance(self, until: int) -> int:
         """Play rounds ``t+1 .. min(until, T)``: warm-up rounds through the single policies,

@@ -57,14 +57,31 @@ class PairIndex:
         Wq = np.zeros((iu.size, n_act))
         Wq[self.pairs, np.arange(n_act)[:, None]] = np.where(ka == kb, 1.0, 2.0)[None, :]
         self._w = np.where(ka == kb, 2.0, 1.0)[None, :] * np.ones((n_act, 1))  # N2w steps
+        self._yy = np.empty((len(stats), k + ka.size))
         self.eye = np.zeros(iu.size)
         self.eye[self.diag] = 1.0
         self.Wq = Wq
         self.Wl = np.ascontiguousarray(self.Af.T)
-        self.n = np.stack([s.n for s in stats]).astype(np.int64)
-        self.sy = np.stack([s.sy for s in stats]).astype(np.int64)
-        self.n2 = np.stack([s.n2[iu, ju] for s in stats]).astype(np.int64)
-        self.syy = np.stack([s.syy[iu, ju] for s in stats]).astype(np.int64)
+        P = iu.size
+        # the state in two arrays, so that a round is one scatter-add into each:
+        # S = [sum y_i | sum y_i y_j (pairs)] (int64 fixed point) and
+        # C = [n_i | n_(i,j) | n_(i,j) with the diagonal doubled] (floats holding integers
+        # exactly; the operations of CovStats.index_parts convert its int64 counts to the
+        # same floats)
+        self.S = np.concatenate(
+            [np.stack([s.sy for s in stats]), np.stack([s.syy[iu, ju] for s in stats])], axis=1
+        ).astype(np.int64)
+        n2 = np.stack([s.n2[iu, ju] for s in stats]).astype(float)
+        n2w = n2.copy()
+        n2w[:, self.diag] *= 2.0
+        self.C = np.concatenate([np.stack([s.n for s in stats]).astype(float), n2, n2w], axis=1)
+        self.sy, self.syy = self.S[:, :d], self.S[:, d:]
+        self.n, self.N, self.N2w = self.C[:, :d], self.C[:, d : d + P], self.C[:, d + P :]
+        self._s_cols = np.concatenate([arms, d + self.pairs], axis=1)
+        self._c_cols = np.concatenate([arms, d + self.pairs, d + P + self.pairs], axis=1)
+        self._c_inc = np.concatenate(
+            [np.ones((n_act, k)), np.ones(self.pairs.shape), self._w], axis=1
+        )
         self._r = np.arange(self.R)
         self._ridx = self._r[:, None]
         self.refined = 0
@@ -81,7 +98,7 @@ class PairIndex:
         s = CovStats(self.d)
         s.n[:] = self.n[r]
         s.sy[:] = self.sy[r]
-        for full, half in ((s.n2, self.n2[r]), (s.syy, self.syy[r])):
+        for full, half in ((s.n2, self.N[r]), (s.syy, self.syy[r])):
             full[self.I, self.J] = half
             full[self.J, self.I] = half
         return s
@@ -113,7 +130,7 @@ class PairIndex:
 
     def _argmax_general(self, f: float, h: float) -> np.ndarray:
         """The same with unplayed arms or pairs (``CovStats.index_parts``, elementwise)."""
-        n, n2 = self.n, self.n2
+        n, n2 = self.n, self.N
         mu = self.sy / FIXED_POINT_SCALE / np.maximum(n, 1)
         N = np.maximum(n2, 1).astype(float)
         S_hat = self.syy / FIXED_POINT_SCALE / N
@@ -169,22 +186,15 @@ class PairIndex:
     def add(self, rows: np.ndarray, y: np.ndarray) -> None:
         """Add one round: repetition ``r`` played action ``rows[r]`` and saw ``y[r]`` (k,)."""
         ridx = self._ridx
-        arms = self.arms[rows]
-        pairs = self.pairs[rows]
-        self.n[ridx, arms] += 1
-        self.sy[ridx, arms] += to_fixed(y)
-        self.n2[ridx, pairs] += 1
-        self.syy[ridx, pairs] += to_fixed(y[:, self.ka] * y[:, self.kb])
-        if self._fast:
-            self.N[ridx, pairs] += 1.0
-            self.N2w[ridx, pairs] += self._w[rows]
-        else:
+        self.C[ridx, self._c_cols[rows]] += self._c_inc[rows]
+        # [y_a | y_a y_b for a <= b] in fixed point: to_fixed of each, as CovStats.add_fixed
+        yy = self._yy
+        yy[:, : self.k] = y
+        np.multiply(y[:, self.ka], y[:, self.kb], out=yy[:, self.k :])
+        self.S[ridx, self._s_cols[rows]] += to_fixed(yy)
+        if not self._fast:
             self._check_fast()
 
     def _check_fast(self) -> None:
         """Switch to the fast path once every pair is played (then every arm is too)."""
-        self._fast = bool(self.n2.all()) and np.array_equal(self.n2[:, self.diag], self.n)
-        if self._fast:
-            self.N = self.n2.astype(float)
-            self.N2w = self.N.copy()
-            self.N2w[:, self.diag] *= 2.0
+        self._fast = bool(self.N.all()) and np.array_equal(self.N[:, self.diag], self.n)
