@@ -76,6 +76,10 @@ class PairIndex:
         n2w[:, self.diag] *= 2.0
         self.C = np.concatenate([np.stack([s.n for s in stats]).astype(float), n2, n2w], axis=1)
         self.sy, self.syy = self.S[:, :d], self.S[:, d:]
+        # flat views: a round's scatter-adds index them with r * width + column
+        self._Sf, self._Cf = self.S.reshape(-1), self.C.reshape(-1)
+        self._s_base = (np.arange(self.R) * self.S.shape[1])[:, None]
+        self._c_base = (np.arange(self.R) * self.C.shape[1])[:, None]
         self.n, self.N, self.N2w = self.C[:, :d], self.C[:, d : d + P], self.C[:, d + P :]
         self._s_cols = np.concatenate([arms, d + self.pairs], axis=1)
         self._c_cols = np.concatenate([arms, d + self.pairs, d + P + self.pairs], axis=1)
@@ -119,13 +123,13 @@ class PairIndex:
         bonus += h * h / N
         bonus += 1.0 / N**2
         bonus /= 4.0
-        Sigma_bar = S_hat - mu[:, self.I] * mu[:, self.J]
+        Sigma_bar = S_hat - mu.take(self.I, axis=1) * mu.take(self.J, axis=1)
         Sigma_bar += bonus
         Gp = Sigma_bar * self.N2w
         Gp += self.eye
         x = 1.0 / n
-        Bp = x[:, self.I] * Gp
-        Bp *= x[:, self.J]
+        Bp = x.take(self.I, axis=1) * Gp
+        Bp *= x.take(self.J, axis=1)
         return self._choose(Bp, mu, f, h)
 
     def _argmax_general(self, f: float, h: float) -> np.ndarray:
@@ -172,11 +176,14 @@ class PairIndex:
         if unplayed is not None:
             v[np.take(unplayed, self.arms, axis=1).any(axis=2)] = np.inf
         rows = v.argmax(axis=1)
-        best = v[self._r, rows]
-        best -= 2.0 * bound
+        thr = v[self._r, rows]
+        thr -= 2.0 * bound
         with np.errstate(invalid="ignore"):
-            close = np.count_nonzero(v >= best[:, None], axis=1)
-        if close.max() > 1 or close.min() < 1:
+            near = v >= thr[:, None]
+        # without NaN each repetition's best row is near itself: R near rows in all means no
+        # other row is within twice the bound of its best (the usual round: one count)
+        if np.count_nonzero(near) != self.R or math.isnan(float(thr.sum())):
+            close = np.count_nonzero(near, axis=1)
             for r in np.flatnonzero(close != 1).tolist():
                 mu_r, G_r, inv_r = self.stats_of(r).index_parts(h)
                 rows[r] = int(np.argmax(index_values(self.Af, mu_r, G_r, inv_r, f)))
@@ -185,13 +192,12 @@ class PairIndex:
 
     def add(self, rows: np.ndarray, y: np.ndarray) -> None:
         """Add one round: repetition ``r`` played action ``rows[r]`` and saw ``y[r]`` (k,)."""
-        ridx = self._ridx
-        self.C[ridx, self._c_cols[rows]] += self._c_inc[rows]
+        self._Cf[self._c_base + self._c_cols[rows]] += self._c_inc[rows]
         # [y_a | y_a y_b for a <= b] in fixed point: to_fixed of each, as CovStats.add_fixed
         yy = self._yy
         yy[:, : self.k] = y
         np.multiply(y[:, self.ka], y[:, self.kb], out=yy[:, self.k :])
-        self.S[ridx, self._s_cols[rows]] += to_fixed(yy)
+        self._Sf[self._s_base + self._s_cols[rows]] += to_fixed(yy)
         if not self._fast:
             self._check_fast()
 
