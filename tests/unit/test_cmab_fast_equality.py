@@ -141,3 +141,60 @@ def test_round_scorer_is_the_reference_argmax(seed, R, d, k, kind, restrict):
             for j, a in enumerate(arms.tolist())
         ]
         assert got[r] == int(np.argmax(vals))
+
+
+def _random_stats(rng, d, played, tie):
+    """A CovStats of ``played`` rounds of random actions of 1..d arms (exact integer sums);
+    with ``tie``, arm 1 copies arm 0's statistics (near-tied actions)."""
+    from dashboard.algorithms.cmab.policies.covariance_index import CovStats
+
+    s = CovStats(d)
+    for _ in range(played):
+        arms = np.sort(rng.choice(d, size=int(rng.integers(1, d + 1)), replace=False))
+        s.add_fixed(arms, rng.normal(0.5, 0.3, (1, arms.size)))
+    if tie:
+        for M in (s.n2, s.syy):
+            M[1, :], M[:, 1] = M[0, :], M[:, 0]
+            M[1, 1] = M[0, 0]
+            M[0, 1] = M[1, 0] = M[0, 0]
+        s.n[1], s.sy[1] = s.n[0], s.sy[0]
+    return s
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    R=st.integers(1, 4),
+    d=st.integers(2, 6),
+    k=st.integers(1, 3),
+    played=st.sampled_from([0, 3, 40]),
+    tie=st.booleans(),
+    t=st.integers(1, 10**6),
+)
+def test_pair_index_is_the_reference_argmax(seed, R, d, k, played, tie, t):
+    """``PairIndex.argmax`` (batched OLS-UCB-C) equals, per repetition, the argmax of
+    ``index_values`` on ``CovStats.index_parts`` (first maximiser), with unplayed arms and
+    pairs (the general path), all pairs played (the fast path) and exact ties; ``add``
+    keeps the statistics of ``CovStats.add_fixed``."""
+    from dashboard.algorithms.cmab.policies.covariance_index import f_h, index_values
+    from dashboard.algorithms.cmab.policies.covariance_pairs import PairIndex
+
+    rng = np.random.default_rng(seed)
+    k = min(k, d)
+    A = MSets(d, k).enumerate()
+    arms = np.nonzero(A)[1].reshape(A.shape[0], k)
+    stats = [_random_stats(rng, d, played, tie) for _ in range(R)]
+    index = PairIndex(stats, A, arms)
+    for step in range(3):
+        f, h = f_h(t + step, d, 0.05, 0.5)
+        rows = index.argmax(f, h)
+        for r, s in enumerate(stats):
+            ref = int(np.argmax(index_values(A.astype(float), *s.index_parts(h), f)))
+            assert rows[r] == ref
+        y = rng.normal(0.5, 0.3, (R, k))
+        index.add(rows, y)
+        for r, s in enumerate(stats):
+            s.add_fixed(arms[rows[r]], y[r][None])
+            back = index.stats_of(r)
+            for name in ("n", "sy", "n2", "syy"):
+                assert np.array_equal(getattr(back, name), getattr(s, name)), name
