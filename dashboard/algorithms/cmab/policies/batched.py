@@ -7,13 +7,17 @@ wall times), like :class:`~.cucb.BatchedCUCB`:
 * :class:`BatchedSDCB` -- SDCB (Chen et al. 2016) on outcomes with a known finite support on a
   lattice (the paper's general rewards, Appendix A.11.2): the empirical laws are integer count
   tables ``(R, d, G)``, the optimistic laws of Eq. (10) are built for all repetitions and arms
-  at once, and every action is scored by :func:`~..rewards.aggregate.values_dense`; near-ties
-  are refined with the reference ``expected_aggregate`` exactly as the single policy's oracle
-  does (the initial pass restricts round ``i + 1`` to the actions containing arm ``i``).
+  at once, and every action is scored by :class:`~.gr_batch.RoundScorer` (the arithmetic of
+  :func:`~..rewards.aggregate.values_dense`, set up once per run); near-ties are refined with
+  the reference ``expected_aggregate`` exactly as the single policy's oracle does (the initial
+  pass restricts round ``i + 1`` to the actions containing arm ``i``).  A round reads and
+  counts only the played arms' pre-drawn outcomes.
   Other models (continuous outcomes, linear rewards) run the
   ``R`` single policies in lockstep (same numbers, no speed-up).
 * :class:`BatchedOLSUCBC` -- OLS-UCB-C: the warm-up is shared code, then every round scores all
-  actions of all repetitions with the fast index of :mod:`.covariance` (refined on near-ties).
+  actions of all repetitions with :class:`~.covariance_pairs.PairIndex` (the statistics on the
+  pairs ``i <= j``, the index of Eq. (3) by two matrix products, refined on near-ties with the
+  reference values).
 
 Each engine is parameterised by its single policy class (``single``), which the policy module
 (:mod:`.general`, :mod:`.covariance`) sets when it declares the engine: this module imports
@@ -234,7 +238,7 @@ class BatchedOLSUCBC(PlayToHorizon):
     The pair warm-up (Algorithm 3's, shared with AROQ-C) is played by the ``R`` single
     policies; from the first index round on, the statistics live in ``(R, d)`` / ``(R, d, d)``
     arrays, the index of Eq. (3) of every action of every repetition is scored at once
-    (:func:`~.covariance_index.argmax_index`, reference-exact) and, for the covariance model,
+    (:class:`~.covariance_pairs.PairIndex`, reference-exact) and, for the covariance model,
     the round's Gaussian outcomes of all repetitions are drawn with one counter-based call.
     """
 
