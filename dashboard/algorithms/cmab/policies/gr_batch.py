@@ -307,19 +307,22 @@ def _resolve_ties(
         # arm comes first, so (X, Y) and (Y, X) have bit-identical values (the optimistic law
         # of a well-played arm is often the point mass at the top): one unordered signature
         a0, a1 = arms[:, 0], arms[:, 1]
-        atom = np.count_nonzero(Pt > 0, axis=2) == 1  # (todo, d)
+        atom = (Pt > 0).sum(axis=2) == 1  # (todo, d)
         l0, l1 = law[:, a0], law[:, a1]
+        code = l0 + l1 * N
         sym = atom[:, a0] | atom[:, a1]
-        code = np.where(sym, np.minimum(l0, l1), l0) + np.where(sym, np.maximum(l0, l1), l1) * N
+        if sym.any():
+            code[sym] = np.minimum(l0, l1)[sym] + np.maximum(l0, l1)[sym] * N
     elif float(N) ** k < 2.0**62:
         code = law[:, arms[:, 0]]  # (todo, n): one integer per law signature (a bijection)
         for j in range(1, k):
             code = code + law[:, arms[:, j]] * N**j
+    if code is not None:
         near = close[todo]
-        lo = np.where(near, code, np.iinfo(np.int64).max).min(axis=1)
+        lo = np.where(near, code, _INT_MAX).min(axis=1)
         hi = np.where(near, code, -1).max(axis=1)
         single = lo == hi  # all near-ties share one signature: the first one is the answer
-        rows[todo[single]] = np.argmax(close[todo[single]], axis=1)
+        rows[todo[single]] = np.argmax(near[single], axis=1)
         keep = ~single
         todo, law, code = todo[keep], law[keep], code[keep]
     reevaluated = 0
@@ -352,6 +355,7 @@ def _resolve_ties(
     return reevaluated
 
 
+_INT_MAX = np.iinfo(np.int64).max
 #: Largest ``(queries) d^2 G`` for which :func:`_resolve_ties` compares the laws directly.
 _EQ_TERMS = 2_000_000
 
