@@ -103,15 +103,17 @@ class ExpensiveLog:
         self.version = 0
         # cumulative()'s sorted record rounds and its last answer, valid for one version
         self._counts: tuple[Any, ...] | None = None
+        self._seconds_at: tuple[int, float] | None = None  # seconds, valid for one version
 
     def __getstate__(self) -> dict[str, Any]:
-        # a pickled log (a live frame carries the logs that changed) leaves the counts cache
+        # a pickled log (a live frame carries the logs that changed) leaves its caches
         state = dict(self.__dict__)
-        state["_counts"] = None
+        state["_counts"] = state["_seconds_at"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state.setdefault("_counts", None)  # pickled before the cache existed
+        state.setdefault("_counts", None)  # pickled before the caches existed
+        state.setdefault("_seconds_at", None)
         self.__dict__.update(state)
 
     def new_round(self) -> int:
@@ -215,7 +217,11 @@ class ExpensiveLog:
     @property
     def seconds(self) -> float:
         """Total wall time spent in the recorded calls."""
-        return float(self.arrays()["seconds"].sum() + sum(s for *_, s in self._ranges))
+        memo = self._seconds_at  # (read for every log at every frame of a live run)
+        if memo is None or memo[0] != self.version:
+            total = float(self.arrays()["seconds"].sum() + sum(s for *_, s in self._ranges))
+            memo = self._seconds_at = (self.version, total)
+        return memo[1]
 
     def cumulative(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Query and adaptivity complexity counted up to (and including) each round in ``times``.
@@ -236,23 +242,23 @@ class ExpensiveLog:
                 round_t = np.sort(a["t"][first])
             else:
                 round_t = np.zeros(0, dtype=np.int64)
-            hit = (self.version, t_sorted, round_t, np.zeros(0, np.int64), None, None)
+            hit = (self.version, t_sorted, round_t, b"", None, None)
         _, t_sorted, round_t, seen, seen_q, seen_a = hit
         flat = times.reshape(-1)
-        n_old = seen.size if seen.size <= flat.size and seen_q is not None else 0
-        if n_old and not np.array_equal(flat[:n_old], seen):
+        n_old = len(seen) // 8  # (the grid asked last time, as bytes: a cheap comparison)
+        if seen_q is None or n_old > flat.size or flat[:n_old].tobytes() != seen:
             n_old = 0
         tail = flat[n_old:]
         queries = np.searchsorted(t_sorted, tail, side="right").astype(np.int64)
         adaptivity = np.searchsorted(round_t, tail, side="right").astype(np.int64)
         for t0, t1, _, _ in self._ranges:
-            n = np.clip(tail - t0 + 1, 0, t1 - t0 + 1)
+            n = np.minimum(np.maximum(tail - (t0 - 1), 0), t1 - t0 + 1)
             queries += n
             adaptivity += n
         if n_old:
-            queries = np.concatenate([seen_q[:n_old], queries])
-            adaptivity = np.concatenate([seen_a[:n_old], adaptivity])
-        self._counts = (self.version, t_sorted, round_t, flat.copy(), queries, adaptivity)
+            queries = np.concatenate((seen_q[:n_old], queries))
+            adaptivity = np.concatenate((seen_a[:n_old], adaptivity))
+        self._counts = (self.version, t_sorted, round_t, flat.tobytes(), queries, adaptivity)
         return queries.reshape(times.shape).copy(), adaptivity.reshape(times.shape).copy()
 
 

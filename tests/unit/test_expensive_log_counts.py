@@ -74,6 +74,7 @@ def test_counts_equal_a_fresh_log_whatever_the_sequence(steps: list[tuple[str, i
         fresh = _fresh(log).cumulative(times)
         assert np.array_equal(got[0], fresh[0]) and np.array_equal(got[1], fresh[1])
         assert got[0].dtype == np.int64 and got[0].shape == times.shape
+        assert log.seconds == _fresh(log).seconds  # (kept per version too)
 
 
 def test_answers_are_fresh_arrays_and_shapes_follow_times() -> None:
@@ -101,12 +102,14 @@ def test_a_pickled_log_leaves_the_cache_and_counts_the_same() -> None:
     before = log.cumulative(times)
     assert log._counts is not None
     copy = pickle.loads(pickle.dumps(log))
-    assert copy._counts is None
+    assert copy._counts is None and copy._seconds_at is None
+    assert copy.seconds == log.seconds
     after = copy.cumulative(times)
     assert all(np.array_equal(x, y) for x, y in zip(before, after))
     # a log pickled before the cache existed still loads
     state = dict(log.__dict__)
     state.pop("_counts")
+    state.pop("_seconds_at")
     old = ExpensiveLog.__new__(ExpensiveLog)
     old.__setstate__(state)
     assert np.array_equal(old.cumulative(times)[0], before[0])
