@@ -106,9 +106,15 @@ class ExpensiveLog:
         self._seconds_at: tuple[int, float] | None = None  # seconds, valid for one version
 
     def __getstate__(self) -> dict[str, Any]:
-        # a pickled log (a live frame carries the logs that changed) leaves its caches
+        # A pickled log (a live frame carries the logs that changed: a per-round baseline's
+        # at every frame) leaves its caches, and record lists with no records go as empty
+        # lists, not as empty arrays the server would rebuild one by one (40 of a frame's 56
+        # arrays at 3 algorithms x R = 8).  arrays() rebuilds the same arrays from either.
         state = dict(self.__dict__)
-        state["_counts"] = state["_seconds_at"] = None
+        state["_counts"] = state["_seconds_at"] = state["_cache"] = None
+        if not any(len(a) for a in self._t):
+            for name in ("_t", "_round", "_purpose", "_arm", "_seconds"):
+                state[name] = []
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

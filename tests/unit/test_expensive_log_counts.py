@@ -8,6 +8,7 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,3 +114,29 @@ def test_a_pickled_log_leaves_the_cache_and_counts_the_same() -> None:
     old = ExpensiveLog.__new__(ExpensiveLog)
     old.__setstate__(state)
     assert np.array_equal(old.cumulative(times)[0], before[0])
+
+
+@pytest.mark.parametrize("with_records", [False, True])
+def test_a_pickled_log_holds_the_same_records(with_records: bool) -> None:
+    log = ExpensiveLog()
+    log.record_every_round(1, 50, "per-round", 0.25)
+    if with_records:
+        rid = log.new_round()
+        log.record_many(np.array([60, 61]), np.array([rid, rid]), ["a", "b"], 0.5, arm=3)
+    log.arrays()  # (consolidated: one array per field)
+    copy = pickle.loads(pickle.dumps(log, protocol=pickle.HIGHEST_PROTOCOL))
+    for k, v in log.arrays().items():
+        w = copy.arrays()[k]
+        assert w.dtype == v.dtype and np.array_equal(w, v), k
+    assert copy.ranges == log.ranges and copy.purposes == log.purposes
+    assert (copy.queries, copy.adaptivity, copy.version) == (
+        log.queries,
+        log.adaptivity,
+        log.version,
+    )
+    assert copy.seconds == log.seconds
+    times = np.arange(0, 70, 3)
+    assert all(np.array_equal(x, y) for x, y in zip(copy.cumulative(times), log.cumulative(times)))
+    copy.record_every_round(51, 55, "per-round")  # a copy goes on recording as the original
+    log.record_every_round(51, 55, "per-round")
+    assert copy.ranges == log.ranges and copy.queries == log.queries
