@@ -57,6 +57,7 @@ from .settings import ProblemSettings
 from .tabs import PageTabs, live_parts
 from .template import page_template
 from .urlstate import UrlSync, url_keys
+from .ws_frames import coalesce_panel_writes
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
 
@@ -519,6 +520,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     serve_panel_css_locally()
     quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
     guard_panel_query_parser()  # before pn.state.location parses the page's query
+    coalesce_panel_writes()  # a page's update in one socket write (ws_frames.py)
     app = DashboardApp(**kwargs)
     query = session_query()
     location = pn.state.location

@@ -18,6 +18,7 @@ HoloViews plot ``subplots`` / ``handles`` /     ``ui/live.py: LivePlot`` (in-pla
 HoloViews Bokeh plot class names                ``ui/live.py: _columns``
 ``HTTPServer.conn_params.max_header_size``      ``ui/server.py: raise_header_limit``
 ``session_context.session.connection_count``    ``ui/app.py: _page_connected``
+``panel.io.document.dispatch_tornado``          ``ui/ws_frames.py: coalesce_panel_writes``
 ==============================================  ==========================================
 """
 
@@ -511,4 +512,35 @@ def test_asyncio_loops_keep_their_ready_callbacks_in_ready():
         "asyncio runs every ready callback of a pass before reading sockets again",
         "without _ready the line waits max_passes passes between frames (still correct, a "
         "little slower); without with_document_locked, run turns as next-tick callbacks",
+    )
+
+
+def test_panel_writes_a_pages_events_through_a_module_level_dispatch_tornado(monkeypatch):
+    import panel.io.document as document
+    from tornado.websocket import WebSocketHandler
+
+    from dashboard.ui.ws_frames import coalesce_panel_writes
+
+    seen = []
+    monkeypatch.setattr(
+        document, "dispatch_tornado", lambda conn, events=None, msg=None: seen.append(events) or []
+    )
+    conn = type("Conn", (), {"_socket": WebSocketHandler.__new__(WebSocketHandler)})()
+    doc = Document()
+    document.write_events(doc, [conn], ["an event"])
+    _canary(
+        seen == [["an event"]],
+        "panel.io.document.write_events -> module-level dispatch_tornado(conn, events)",
+        "dashboard/ui/ws_frames.py coalesce_panel_writes (one socket write per page update)",
+        "no upstream issue (Tornado sends each websocket message with its own send call)",
+        "install dispatch_coalesced where Panel now writes a page's messages",
+    )
+    monkeypatch.undo()
+    coalesce_panel_writes()
+    _canary(
+        document.dispatch_tornado.__name__ == "dispatch_coalesced",
+        "panel.io.document.dispatch_tornado replaced by coalesce_panel_writes",
+        "dashboard/ui/ws_frames.py",
+        "no upstream issue",
+        "install dispatch_coalesced where Panel now writes a page's messages",
     )
