@@ -263,8 +263,12 @@ class RoundScorer:
         if allowed is not None:
             approx = np.where(allowed, approx, -np.inf)
         rows = np.argmax(approx, axis=1)
-        best = approx.max(axis=1)
-        close = approx >= (best - 2.0 * bounds)[:, None]
+        thr = approx.max(axis=1) - 2.0 * bounds
+        close = approx >= thr[:, None]
+        # without NaN every repetition's best row is close to itself: R close rows in all
+        # means no near-ties (the usual round: one count instead of one per repetition)
+        if np.count_nonzero(close) == R and not math.isnan(float(thr.sum())):
+            return rows, 0
         count = np.count_nonzero(close, axis=1)
         if count.max() <= 1:
             return rows, 0
