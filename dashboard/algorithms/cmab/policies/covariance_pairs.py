@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .common import FIXED_POINT_SCALE, to_fixed
+from .common import FIXED_POINT_SCALE
 from .covariance_index import _EPS, CovStats, index_values
 
 __all__ = ["PairIndex"]
@@ -177,9 +177,8 @@ class PairIndex:
             v[np.take(unplayed, self.arms, axis=1).any(axis=2)] = np.inf
         rows = v.argmax(axis=1)
         thr = v[self._r, rows]
-        thr -= 2.0 * bound
-        with np.errstate(invalid="ignore"):
-            near = v >= thr[:, None]
+        thr -= 2.0 * bound  # a finite float (or NaN): no invalid operation to silence
+        near = v >= thr[:, None]  # comparisons with NaN are False, without a warning
         # without NaN each repetition's best row is near itself: R near rows in all means no
         # other row is within twice the bound of its best (the usual round: one count)
         if np.count_nonzero(near) != self.R or math.isnan(float(thr.sum())):
@@ -197,7 +196,10 @@ class PairIndex:
         yy = self._yy
         yy[:, : self.k] = y
         np.multiply(y[:, self.ka], y[:, self.kb], out=yy[:, self.k :])
-        self._Sf[self._s_base + self._s_cols[rows]] += to_fixed(yy)
+        # to_fixed(yy) without its asarray (yy is float64)
+        self._Sf[self._s_base + self._s_cols[rows]] += np.rint(yy * FIXED_POINT_SCALE).astype(
+            np.int64
+        )
         if not self._fast:
             self._check_fast()
 
