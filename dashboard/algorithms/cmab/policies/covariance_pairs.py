@@ -7,7 +7,9 @@ A lower module of :class:`~.batched.BatchedOLSUCBC`; it imports no policy module
 The statistics ``n_(i,j)`` and ``sum y_i y_j`` are symmetric integer matrices (fixed point),
 so their upper triangles hold them exactly.  Every entry of ``mu_hat``, ``G_bar`` (on the
 pairs) and ``1/n`` is computed with the same elementwise operations as
-:meth:`~.covariance_index.CovStats.index_parts`, hence the same floats.  The values of the
+:meth:`~.covariance_index.CovStats.index_parts` (``G``'s diagonal ``Sigma n_ii + Sigma n_i``
+as the exact doubling ``Sigma (2 n_ii)``, since ``n_ii = n_i``), hence the same floats; only
+the approximate values below depend on them.  The values of the
 ``n`` actions are two matrix products, ``B_pairs @ Wq`` (``Wq[p, a]`` = 1 on the diagonal
 pairs of ``a``, 2 on its other pairs, 0 elsewhere) and ``mu @ Af^T``; they differ from the
 reference :func:`~.covariance_index.index_values` only by the summation order of the same
