@@ -170,8 +170,9 @@ def _random_stats(rng, d, played, tie):
     played=st.sampled_from([0, 3, 40]),
     tie=st.booleans(),
     t=st.integers(1, 10**6),
+    dense=st.booleans(),
 )
-def test_pair_index_is_the_reference_argmax(seed, R, d, k, played, tie, t):
+def test_pair_index_is_the_reference_argmax(seed, R, d, k, played, tie, t, dense):
     """``PairIndex.argmax`` (batched OLS-UCB-C) equals, per repetition, the argmax of
     ``index_values`` on ``CovStats.index_parts`` (first maximiser), with unplayed arms and
     pairs (the general path), all pairs played (the fast path) and exact ties; ``add``
@@ -185,6 +186,7 @@ def test_pair_index_is_the_reference_argmax(seed, R, d, k, played, tie, t):
     arms = np.nonzero(A)[1].reshape(A.shape[0], k)
     stats = [_random_stats(rng, d, played, tie) for _ in range(R)]
     index = PairIndex(stats, A, arms)
+    index._dense = dense  # both ways of scoring the actions (dense products or gathers)
     for step in range(3):
         f, h = f_h(t + step, d, 0.05, 0.5)
         rows = index.argmax(f, h)
@@ -198,3 +200,21 @@ def test_pair_index_is_the_reference_argmax(seed, R, d, k, played, tie, t):
             back = index.stats_of(r)
             for name in ("n", "sy", "n2", "syy"):
                 assert np.array_equal(getattr(back, name), getattr(s, name)), name
+
+
+def test_batched_olsucbc_gathers_on_large_tables(monkeypatch):
+    """Above DENSE_TERMS the actions are scored by gathers: the single runs' numbers."""
+    from dashboard.algorithms.cmab.policies import covariance_pairs
+
+    monkeypatch.setattr(covariance_pairs, "DENSE_TERMS", 0)
+    b = _same_as_singles(
+        OLSUCBC,
+        BatchedOLSUCBC,
+        CovarianceRewards(6, seed=3),
+        MSets(6, 3),
+        300,
+        3,
+        [45, 46, 120],
+        {"warmup_fraction": 0.1},
+    )
+    assert b._main and not b.index._dense

@@ -11,7 +11,8 @@ pairs) and ``1/n`` is computed with the same elementwise operations as
 as the exact doubling ``Sigma (2 n_ii)``, since ``n_ii = n_i``), hence the same floats; only
 the approximate values below depend on them.  The values of the
 ``n`` actions are two matrix products, ``B_pairs @ Wq`` (``Wq[p, a]`` = 1 on the diagonal
-pairs of ``a``, 2 on its other pairs, 0 elsewhere) and ``mu @ Af^T``; they differ from the
+pairs of ``a``, 2 on its other pairs, 0 elsewhere) and ``mu @ Af^T`` (on large tables, the
+gathers of each action's pairs and arms, as ``approx_index``); they differ from the
 reference :func:`~.covariance_index.index_values` only by the summation order of the same
 products (exact zeros add nothing), which :func:`~.covariance_index.approx_index`'s rigorous
 bound covers (it charges the reference ``d^2`` and ``d`` terms plus ours).  Rows within twice
@@ -29,6 +30,9 @@ from .common import FIXED_POINT_SCALE
 from .covariance_index import _EPS, CovStats, index_values
 
 __all__ = ["PairIndex"]
+
+#: Largest ``(pairs) x (actions)`` table scored by dense matrix products (else by gathers).
+DENSE_TERMS = 16384
 
 
 class PairIndex:
@@ -64,6 +68,11 @@ class PairIndex:
         self.eye[self.diag] = 1.0
         self.Wq = Wq
         self.Wl = np.ascontiguousarray(self.Af.T)
+        # dense products pay on small tables (d = 10, m = 3: 55 x 120); on large ones (d = 20,
+        # m = 3: 210 x 1140, mostly zeros) gather each action's pairs and arms instead
+        self._dense = iu.size * n_act <= DENSE_TERMS
+        self._wq = np.where(ka == kb, 1.0, 2.0)
+        self._ones = np.ones(k)
         P = iu.size
         # the state in two arrays, so that a round is one scatter-add into each:
         # S = [sum y_i | sum y_i y_j (pairs)] (int64 fixed point) and
@@ -159,10 +168,10 @@ class PairIndex:
         unplayed: np.ndarray | None = None,
     ) -> np.ndarray:
         """Score the actions from ``B`` on the pairs, refine near-ties with the reference."""
-        q = Bp @ self.Wq
+        q = Bp @ self.Wq if self._dense else Bp.take(self.pairs, axis=1) @ self._wq
         np.maximum(q, 0.0, out=q)
         root = np.sqrt(q)
-        v = mu @ self.Wl
+        v = mu @ self.Wl if self._dense else mu.take(self.arms, axis=1) @ self._ones
         v += f * root
         # approx_index's bound (see its docstring), the largest over the repetitions (a larger
         # bound only makes more rows near-ties, never a wrong answer)

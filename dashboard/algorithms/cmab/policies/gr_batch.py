@@ -360,8 +360,10 @@ def _resolve_ties(
 
 
 _INT_MAX = np.iinfo(np.int64).max
-#: Largest ``(queries) d^2 G`` for which :func:`_resolve_ties` compares the laws directly.
-_EQ_TERMS = 2_000_000
+#: Largest ``(queries) d^2 G`` for which :func:`_resolve_ties` compares the laws directly
+#: (cheaper than hashing every row's bytes for a few small laws, e.g. SDCB at d = 5; at
+#: d = 20 with 16 queries the comparison costs more than the hashing)
+_EQ_TERMS = 4096
 
 #: Lattices with more points than this are scored through :func:`pruned_values`.
 PRUNE_LEVELS = 16
