@@ -358,9 +358,49 @@ PLAIN_INLINE_MAX = 2048
 
 def _assign(source: Any, columns: dict[str, Any]) -> None:
     """Give ``source`` these columns, numeric ones inline where :func:`_wire` says; nothing
-    when it holds them already (e.g. an oracle timeline between calls: no event, no bytes)."""
-    if not _same_columns(columns, source.data):
+    when it holds them already (e.g. an oracle timeline between calls: no event, no bytes);
+    only the new rows when the columns grew by rows at their end (:func:`_appended`)."""
+    old = source.data
+    if _same_columns(columns, old):
+        return
+    tail = _appended(columns, old)
+    if tail is not None:
+        source.stream(tail)
+    else:
         source.data = _wire(columns)
+
+
+def _appended(new: dict[str, Any], old: Any) -> dict[str, Any] | None:
+    """The rows ``new`` adds at the end of ``old`` (as :class:`JsonNumbers`), or None.
+
+    A running frame's curves (the mean regret and its band columns, the oracle-call counts)
+    are recorded at grid rounds that, once passed, never change: each frame only adds points.
+    Streaming them sends those points instead of every column again (Bokeh's
+    ``ColumnsStreamedEvent``: about half of a running frame's bytes, and the page appends
+    rather than rebuilds).  Only when it is surely an append: the same columns, each held as
+    plain JSON numbers (what :func:`_wire` sent), each new column the old one with the same
+    number of plain rows after it.  A NaN anywhere, a shorter or changed column (a new run,
+    a rescaled rate curve, a band's outline) sends the columns whole, as before."""
+    if not old or new.keys() != old.keys():
+        return None
+    n_old = n_new = -1
+    for k, v in new.items():
+        w = old[k]
+        if not isinstance(w, JsonNumbers) or not isinstance(v, np.ndarray) or v.ndim != 1:
+            return None
+        if n_old < 0:
+            n_old, n_new = len(w), len(v)
+        if len(w) != n_old or len(v) != n_new or n_new <= n_old or n_new > PLAIN_INLINE_MAX:
+            return None
+        if v.dtype.kind not in "fiub":
+            return None
+    tail = {}
+    for k, v in new.items():
+        rows = json_numbers(v[n_old:])
+        if not isinstance(rows, JsonNumbers) or v[:n_old].tolist() != old[k]:
+            return None
+        tail[k] = rows
+    return tail
 
 
 def _wire(columns: dict[str, Any]) -> dict[str, Any]:

@@ -168,3 +168,97 @@ def test_json_numbers_encode_exactly_as_bokeh_encodes_the_values_one_by_one(valu
     finite = values.dtype.kind != "f" or bool(np.isfinite(values).all())
     safe = values.dtype.kind not in "iu" or all(abs(int(v)) < 2**53 - 1 for v in plain)
     assert isinstance(wired, JsonNumbers) == (finite and safe)
+
+
+def _pair():
+    """A served document with one source, and a page-side copy kept in sync through the
+    PATCH-DOC messages the server would send (Bokeh's own encoder and decoder)."""
+    source = ColumnDataSource(data={"t": [], "y": []})
+    server = Document()
+    server.add_root(source)
+    page = Document.from_json(server.to_json())
+    events = []
+    server.callbacks.on_change(events.append)
+
+    def sync():
+        if events:
+            msg = Protocol().create("PATCH-DOC", list(events))
+            kinds = [e["kind"] for e in json.loads(msg.content_json)["events"]]
+            page.apply_json_patch(msg.payload, setter="page")  # (payload: decoded, buffers)
+            events.clear()
+            return kinds, len(msg.content_json)
+        return [], 0
+
+    return source, page.get_model_by_id(source.id), sync
+
+
+def _as_floats(column):
+    return [float(v) for v in column]
+
+
+_frame_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["grow", "grow", "grow", "change", "regrow", "shrink", "same", "nan"]),
+        st.integers(1, 40),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_frame_steps, st.integers(0, 2**31 - 1))
+def test_growing_columns_stream_their_new_rows_and_the_page_holds_every_value(steps, seed):
+    from dashboard.ui.live import _assign
+
+    rng = np.random.default_rng(seed)
+    source, page_source, sync = _pair()
+    t = np.zeros(0)
+    y = np.zeros(0)
+    for kind, n in steps:
+        before = len(t)
+        if kind in ("grow", "nan"):
+            t = np.concatenate([t, (t[-1] if t.size else 0) + 1 + np.arange(n, dtype=float)])
+            new = rng.normal(size=n)
+            if kind == "nan":
+                new[rng.integers(n)] = np.nan
+            y = np.concatenate([y, new])
+        elif kind in ("change", "regrow") and y.size:
+            y = y.copy()
+            y[rng.integers(y.size)] += 1.0  # an earlier point changed (a new run)...
+            if kind == "regrow":  # ...and new points came too: not an append
+                t = np.concatenate([t, t[-1] + 1 + np.arange(n, dtype=float)])
+                y = np.concatenate([y, rng.normal(size=n)])
+        elif kind == "shrink":
+            t, y = t[: len(t) // 2], y[: len(y) // 2]
+        was_plain = bool(np.isfinite(source.data["y"]).all()) if len(source.data["y"]) else True
+        _assign(source, {"t": t, "y": y})
+        kinds, _ = sync()
+        assert np.array_equal(np.asarray(_as_floats(page_source.data["t"])), t)
+        assert np.array_equal(np.asarray(_as_floats(page_source.data["y"])), y, equal_nan=True)
+        streamed = "ColumnsStreamed" in kinds
+        if streamed:  # only a surely plain append streams
+            assert kind == "grow" and before > 0 and was_plain and len(t) > before
+        elif kind == "grow" and before > 0 and was_plain and np.isfinite(y).all():
+            assert kinds == ["ColumnsStreamed"], kinds  # a plain append always streams
+
+
+def test_a_frame_streams_only_the_new_points_of_its_curves():
+    from dashboard.ui.live import _assign
+
+    source, page_source, sync = _pair()
+    t = np.arange(1, 101, dtype=float)
+    _assign(source, {"t": t, "y": t / 3})
+    kinds, whole = sync()
+    assert kinds == ["ColumnDataChanged"]
+    t2 = np.arange(1, 104, dtype=float)
+    _assign(source, {"t": t2, "y": t2 / 3})
+    kinds, size = sync()
+    assert kinds == ["ColumnsStreamed"] and size < whole / 5
+    assert _as_floats(page_source.data["y"]) == (t2 / 3).tolist()
+    t3 = t2.copy()
+    t3[0] = -1.0  # an earlier point changed: the columns go whole
+    _assign(source, {"t": t3, "y": t2 / 3})
+    kinds, _ = sync()
+    assert kinds == ["ColumnDataChanged"]
+    assert _as_floats(page_source.data["t"]) == t3.tolist()
