@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from batched_checks import same_as_single_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,34 +18,13 @@ from dashboard.algorithms.cmab.policies.general import SDCB, BatchedSDCB
 from dashboard.algorithms.cmab.rewards import ContinuousRewards, GeneralRewards
 
 
-def _compare(single_cls, batched_cls, model, family, T, R, chunks, kwargs=None):
-    kwargs = kwargs or {}
-    envs_b = [model.environment(family, r) for r in range(R)]
-    envs_s = [model.environment(family, r) for r in range(R)]
-    batched = batched_cls(**kwargs)
-    batched.reset(envs_b, T)
-    singles = [single_cls(**kwargs) for _ in range(R)]
-    for p, e in zip(singles, envs_s):
-        p.reset(e, T)
-    for stop in chunks:
-        while batched.t < stop:
-            batched.advance(stop)
-        for p in singles:
-            while p.t < stop:
-                p.advance(stop)
-        assert np.array_equal(batched.cum_regret, [p.cum_regret for p in singles]), stop
-    assert [log.queries for log in batched.logs] == [p.log.queries for p in singles]
-    assert all(np.array_equal(a.pulls, b.pulls) for a, b in zip(envs_b, envs_s))
-    return batched
-
-
 @pytest.mark.parametrize("seed", [0, 3])
 @pytest.mark.parametrize("R", [1, 3])
 @pytest.mark.parametrize("initial_pass", [True, False])
 def test_batched_sdcb_equals_single_runs(seed, R, initial_pass):
     model = GeneralRewards(6, seed=seed)
     kw = {"initial_pass": initial_pass}
-    b = _compare(SDCB, BatchedSDCB, model, MSets(6, 3), 400, R, [1, 4, 7, 150, 400], kw)
+    b = same_as_single_runs(SDCB, BatchedSDCB, model, MSets(6, 3), 400, R, [1, 4, 7, 150, 400], kw)
     singles = [SDCB(**kw).run(model.environment(MSets(6, 3), r), 400) for r in range(R)]
 
     def strip(log):  # query ranges and purposes, without wall times
@@ -58,7 +38,7 @@ def test_batched_sdcb_equals_single_runs(seed, R, initial_pass):
 def test_batched_sdcb_other_rewards_and_windows(reward):
     model = GeneralRewards(5, seed=1, reward=reward, peak_mass=0.6)
     family = MSets(5, 2)
-    _compare(SDCB, BatchedSDCB, model, family, 300, 2, [300])
+    same_as_single_runs(SDCB, BatchedSDCB, model, family, 300, 2, [300])
     b = BatchedSDCB(window=4)  # tiny window: many refills, same numbers
     b.run([model.environment(family, r) for r in range(2)], 300)
     ref = [SDCB().run(model.environment(family, r), 300).cum_regret for r in range(2)]
@@ -67,9 +47,9 @@ def test_batched_sdcb_other_rewards_and_windows(reward):
 
 def test_batched_sdcb_falls_back_to_lockstep_with_identical_numbers():
     model = ContinuousRewards(4, seed=2)
-    b = _compare(SDCB, BatchedSDCB, model, Paths(4, 2), 120, 2, [50, 120])
+    b = same_as_single_runs(SDCB, BatchedSDCB, model, Paths(4, 2), 120, 2, [50, 120])
     assert b._lockstep is not None
-    _compare(
+    same_as_single_runs(
         SDCB,
         BatchedSDCB,
         GeneralRewards(5, seed=0),
@@ -87,7 +67,7 @@ def test_batched_olsucbc_equals_single_runs(seed, R, chunks):
     from dashboard.algorithms.cmab.rewards import CovarianceRewards
 
     kw = {"warmup_fraction": 0.15}
-    b = _compare(
+    b = same_as_single_runs(
         OLSUCBC, BatchedOLSUCBC, CovarianceRewards(6, seed=seed), MSets(6, 3), 300, R, chunks, kw
     )
     assert b._main  # the vectorised rounds ran
@@ -102,7 +82,7 @@ def test_batched_olsucbc_normals_windows_and_chunks(monkeypatch):
 
     monkeypatch.setattr(batched, "NORMALS_WINDOW", 1)
     kw = {"warmup_fraction": 0.1}
-    b = _compare(
+    b = same_as_single_runs(
         OLSUCBC,
         BatchedOLSUCBC,
         CovarianceRewards(5, seed=4),
@@ -125,12 +105,12 @@ def test_batched_olsucbc_singular_covariance_and_other_factor_layouts(monkeypatc
     v = np.array([1.0, 0.5, -0.5, 0.25, 1.0])
     model = CovarianceRewards(5, seed=1, Sigma=0.1 * np.outer(v, v))  # rank one
     kw = {"warmup_fraction": 0.1}
-    b = _compare(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [150], kw)
+    b = same_as_single_runs(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [150], kw)
     assert b._factors is not None
     real = cov._sqrt_factor
     monkeypatch.setattr(cov, "_sqrt_factor", lambda S: np.asfortranarray(real(S)))
     model = CovarianceRewards(5, seed=2)
-    b = _compare(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [60, 150], kw)
+    b = same_as_single_runs(OLSUCBC, BatchedOLSUCBC, model, MSets(5, 2), 150, 2, [60, 150], kw)
     assert b._factors is None  # F-ordered factors: one product per repetition
 
 
@@ -154,7 +134,7 @@ def test_batched_olsucbc_linear_model_and_no_warmup():
     from dashboard.algorithms.cmab.policies.covariance import OLSUCBC, BatchedOLSUCBC
     from dashboard.algorithms.cmab.rewards import LinearRewards
 
-    _compare(
+    same_as_single_runs(
         OLSUCBC,
         BatchedOLSUCBC,
         LinearRewards(5, seed=2),
@@ -178,7 +158,7 @@ def test_batched_disc_aroq_gr_equals_single_runs(seed, R):
 
     model, family = ContinuousRewards(5, seed=seed), MSets(5, 2)
     kw = {"s": 12, "C": 1.0}
-    b = _compare(
+    b = same_as_single_runs(
         DiscretizedAROQGR, BatchedDiscretizedAROQGR, model, family, 500, R, [1, 3, 90, 500], kw
     )
     assert b._lockstep is None
@@ -206,7 +186,7 @@ def test_batched_disc_aroq_gr_default_s_and_lockstep_fallback():
     )
 
     # the paper's s = ceil(sqrt(m T)) (Fourier path of the oracle), d = 6, m = 3
-    _compare(
+    same_as_single_runs(
         DiscretizedAROQGR,
         BatchedDiscretizedAROQGR,
         ContinuousRewards(6, seed=4),
@@ -216,7 +196,7 @@ def test_batched_disc_aroq_gr_default_s_and_lockstep_fallback():
         [400],
     )
     # K-MAX reward: the vectorised path scores E[max], not E[sqrt(sum)] (it used to)
-    b = _compare(
+    b = same_as_single_runs(
         DiscretizedAROQGR,
         BatchedDiscretizedAROQGR,
         ContinuousRewards(6, seed=1, reward="max"),
@@ -228,7 +208,7 @@ def test_batched_disc_aroq_gr_default_s_and_lockstep_fallback():
     )
     assert b._lockstep is None
     # general (lattice) outcomes are not the Beta model: lockstep, same numbers
-    b = _compare(
+    b = same_as_single_runs(
         DiscretizedAROQGR,
         BatchedDiscretizedAROQGR,
         GeneralRewards(4, seed=0),
@@ -277,7 +257,7 @@ def test_batched_disc_sroq_gr_equals_single_runs(seed, R, d, m, kw, model_kw):
 
     model, family = ContinuousRewards(d, seed=seed, **model_kw), MSets(d, m)
     T = 600
-    b = _compare(
+    b = same_as_single_runs(
         DiscretizedSROQGR, BatchedDiscretizedSROQGR, model, family, T, R, [1, 2, 37, 250, T], kw
     )
     assert b._lockstep is None
@@ -296,7 +276,7 @@ def test_batched_disc_sroq_gr_is_the_declared_engine_and_falls_back_to_lockstep(
     )
 
     assert DiscretizedSROQGR.declaration.batched is BatchedDiscretizedSROQGR
-    b = _compare(
+    b = same_as_single_runs(
         DiscretizedSROQGR,
         BatchedDiscretizedSROQGR,
         GeneralRewards(4, seed=0),
@@ -327,7 +307,7 @@ def test_batched_disc_sroq_gr_undecided_eliminations_use_the_reference(monkeypat
 
     monkeypatch.setattr(mod, "refined_queries", wide)
     model = ContinuousRewards(6, seed=0, kappa=20.0)
-    b = _compare(
+    b = same_as_single_runs(
         DiscretizedSROQGR,
         BatchedDiscretizedSROQGR,
         model,

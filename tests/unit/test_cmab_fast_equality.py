@@ -9,6 +9,7 @@ counts), plus the bit-level facts the shortcuts rely on.
 from __future__ import annotations
 
 import numpy as np
+from batched_checks import same_as_single_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,29 +20,6 @@ from dashboard.algorithms.cmab.policies.gr_batch import RoundScorer, exact_laws,
 from dashboard.algorithms.cmab.rewards import CovarianceRewards, GeneralRewards
 from dashboard.algorithms.cmab.rewards.aggregate import action_arms, prefix_table
 from dashboard.algorithms.cmab.rewards.laws import expected_aggregate
-
-
-def _same_as_singles(single_cls, batched_cls, model, family, T, R, chunks, kwargs):
-    envs_b = [model.environment(family, r) for r in range(R)]
-    envs_s = [model.environment(family, r) for r in range(R)]
-    batched = batched_cls(**kwargs)
-    batched.reset(envs_b, T)
-    singles = [single_cls(**kwargs) for _ in range(R)]
-    for p, e in zip(singles, envs_s):
-        p.reset(e, T)
-    for stop in [*sorted(set(chunks)), T]:
-        while batched.t < min(stop, T):
-            batched.advance(stop)
-        for p in singles:
-            while p.t < min(stop, T):
-                p.advance(stop)
-        assert np.array_equal(batched.cum_regret, [p.cum_regret for p in singles]), stop
-    assert [log.queries for log in batched.logs] == [p.log.queries for p in singles]
-    assert [log.adaptivity for log in batched.logs] == [p.log.adaptivity for p in singles]
-    for a, b in zip(envs_b, envs_s):
-        assert np.array_equal(a.pulls, b.pulls)
-    return batched
-
 
 _LAW = st.lists(st.floats(0.01, 1.0), min_size=1, max_size=6)
 
@@ -80,7 +58,7 @@ def test_batched_sdcb_equals_single_runs_property(
 ):
     m = min(m, d)
     model = GeneralRewards(d, seed=seed, peak_mass=peak, reward=reward)
-    b = _same_as_singles(
+    b = same_as_single_runs(
         SDCB, BatchedSDCB, model, MSets(d, m), T, R, [cut], {"initial_pass": initial_pass}
     )
     assert b._lockstep is None
@@ -99,7 +77,7 @@ def test_batched_sdcb_equals_single_runs_property(
 def test_batched_olsucbc_equals_single_runs_property(seed, d, m, R, T, warmup, cut):
     m = min(m, d)
     model = CovarianceRewards(d, seed=seed)
-    _same_as_singles(
+    same_as_single_runs(
         OLSUCBC, BatchedOLSUCBC, model, MSets(d, m), T, R, [cut], {"warmup_fraction": warmup}
     )
 
@@ -207,7 +185,7 @@ def test_batched_olsucbc_gathers_on_large_tables(monkeypatch):
     from dashboard.algorithms.cmab.policies import covariance_pairs
 
     monkeypatch.setattr(covariance_pairs, "DENSE_TERMS", 0)
-    b = _same_as_singles(
+    b = same_as_single_runs(
         OLSUCBC,
         BatchedOLSUCBC,
         CovarianceRewards(6, seed=3),
