@@ -75,6 +75,11 @@ def validate_probability(name: str, value: Any) -> float:
     return v
 
 
+#: Largest grid whose counts :meth:`ExpensiveLog.cumulative` keeps for the next call (a live
+#: frame's grid has ~400 points; the largest allowed has 10^5).
+COUNTS_CACHE_MAX = 4096
+
+
 class ExpensiveLog:
     """Columnar record of expensive computations: oracle calls (combinatorial paper) or design
     solves / matrix inversions / per-round optimisations (semiparametric paper).
@@ -264,7 +269,10 @@ class ExpensiveLog:
         if n_old:
             queries = np.concatenate((seen_q[:n_old], queries))
             adaptivity = np.concatenate((seen_a[:n_old], adaptivity))
-        self._counts = (self.version, t_sorted, round_t, flat.tobytes(), queries, adaptivity)
+        if flat.size <= COUNTS_CACHE_MAX:
+            self._counts = (self.version, t_sorted, round_t, flat.tobytes(), queries, adaptivity)
+        else:  # (a grid of up to 10^5 points: keep only the sorted rounds, not 3 copies)
+            self._counts = (self.version, t_sorted, round_t, b"", None, None)
         return queries.reshape(times.shape).copy(), adaptivity.reshape(times.shape).copy()
 
 

@@ -140,3 +140,20 @@ def test_a_pickled_log_holds_the_same_records(with_records: bool) -> None:
     copy.record_every_round(51, 55, "per-round")  # a copy goes on recording as the original
     log.record_every_round(51, 55, "per-round")
     assert copy.ranges == log.ranges and copy.queries == log.queries
+
+
+def test_a_grid_above_the_cache_limit_is_counted_the_same_and_not_kept():
+    from dashboard.algorithms.base import COUNTS_CACHE_MAX
+
+    log = ExpensiveLog()
+    rid = log.new_round()
+    log.record_many(np.arange(1, 5000, 3), np.full(1667, rid), "oracle")
+    log.record_every_round(6000, 6100, "per-round")
+    big = np.arange(1, COUNTS_CACHE_MAX + 2, dtype=np.int64) * 2
+    got = log.cumulative(big)
+    assert log._counts[3] == b"" and log._counts[4] is None  # only the sorted rounds kept
+    want = _reference(log, big)
+    assert all(np.array_equal(x, y) for x, y in zip(got, want))
+    small = big[:100]
+    assert all(np.array_equal(x, y[:100]) for x, y in zip(log.cumulative(small), want))
+    assert log._counts[3] == small.tobytes()
