@@ -284,8 +284,8 @@ def run_experiments(
     while the other workers idle, and the workers idle again while the figure is written.
     Here every figure is planned first, then all tasks go to the cluster at once as one pool,
     longest first whatever their figure (:func:`~.sweep.run_sweeps`; ordering figure by
-    figure instead left the two workers a 50 s tail of the last figure's long tasks: 241 s
-    for ``reproduce all --scale paper`` against about 200 s), and ``on_result(result)`` is
+    figure instead left one worker idle for the last 34 s of ``reproduce all --scale paper``
+    while the other ran the last figure's long tasks), and ``on_result(result)`` is
     called in this thread as soon as a figure's tasks are all done,
     while the workers run the remaining figures' tasks (``reproduce all`` writes each
     figure's page there); a PAC figure (computed in this process) is finished at the first
