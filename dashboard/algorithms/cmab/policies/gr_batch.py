@@ -22,6 +22,7 @@ import it one way.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -149,6 +150,23 @@ def refined_rows(
     return rows, n_re
 
 
+def _scoring_plan(grid: np.ndarray, k: int, kind: str) -> tuple[Any, float, float, bool, float]:
+    """What scoring actions of ``k`` arms on ``grid`` needs, whatever the laws: the lattice
+    (or None), its deviation, the error-bound scale, whether to prune and the Fourier
+    evaluation's extra error (:func:`refined_queries` per call, :class:`RoundScorer` once)."""
+    lat = lattice(grid)
+    dev = 0.0 if lat is None else lat[3]
+    scale = _grid_scale(grid) * max(k, 1)
+    levels = 0 if lat is None else int(lat[2][-1]) + 1
+    # pruning pays where scoring every action is expensive (Algorithm 8's s levels); on a few
+    # lattice points (SDCB's 6-point support) the direct scoring of all actions is cheaper
+    prune = kind == "sqrt-sum" and k > 1 and levels > PRUNE_LEVELS and float(grid[0]) >= 0.0
+    extra = 0.0
+    if prune or (kind != "max" and k > 1 and levels > FFT_LEVELS):  # a Fourier evaluation
+        extra = fft_error(levels, k, math.sqrt(abs(scale)))
+    return lat, dev, scale, prune, extra
+
+
 def refined_queries(
     grid: np.ndarray,
     P: np.ndarray,
@@ -174,16 +192,7 @@ def refined_queries(
     owner = np.arange(R) if owner is None else np.asarray(owner, dtype=np.int64)
     nq = owner.size
     k = arms.shape[1]
-    lat = lattice(grid)
-    dev = 0.0 if lat is None else lat[3]
-    scale = _grid_scale(grid) * max(k, 1)
-    levels = 0 if lat is None else int(lat[2][-1]) + 1
-    # pruning pays where scoring every action is expensive (Algorithm 8's s levels); on a few
-    # lattice points (SDCB's 6-point support) the direct scoring of all actions is cheaper
-    prune = kind == "sqrt-sum" and k > 1 and levels > PRUNE_LEVELS and float(grid[0]) >= 0.0
-    extra = 0.0
-    if prune or (kind != "max" and k > 1 and levels > FFT_LEVELS):  # a Fourier evaluation
-        extra = fft_error(levels, k, math.sqrt(abs(scale)))
+    _, dev, scale, prune, extra = _scoring_plan(grid, k, kind)
     gmin = grid[np.argmax(P.any(axis=1), axis=1)]  # smallest atom in use, per repetition
     bound_of = {g: error_bound(g, k, kind, dev, scale) + extra for g in set(gmin.tolist())}
     bounds = np.array([bound_of[g] for g in gmin.tolist()])[owner]
@@ -220,16 +229,7 @@ class RoundScorer:
     ) -> None:
         self.grid, self.arms, self.kind, self.prefixes = grid, arms, kind, prefixes
         k = arms.shape[1]
-        lat = lattice(grid)
-        dev = 0.0 if lat is None else lat[3]
-        scale = _grid_scale(grid) * max(k, 1)
-        levels = 0 if lat is None else int(lat[2][-1]) + 1
-        self.prune = (
-            kind == "sqrt-sum" and k > 1 and levels > PRUNE_LEVELS and float(grid[0]) >= 0.0
-        )
-        extra = 0.0
-        if self.prune or (kind != "max" and k > 1 and levels > FFT_LEVELS):
-            extra = fft_error(levels, k, math.sqrt(abs(scale)))
+        lat, dev, scale, self.prune, extra = _scoring_plan(grid, k, kind)
         # two arms on a lattice whose points are the grid itself: values_dense's prefix path
         # with its table set up once (Q is P, the prefixes are the first arms)
         self._pair = None
