@@ -103,6 +103,26 @@ def test_serve_embedded_dask_cluster_and_password(tmp_path):
     assert "Traceback" not in log, log[-3000:]
 
 
+def test_serve_shortens_the_thread_switch_interval(monkeypatch):
+    """The served loop gets the interpreter lock back soon after each socket write (see
+    ``dashboard.serve.LOOP_SWITCH_INTERVAL``); set before the server is built."""
+    import panel as pn
+
+    from dashboard import serve as serve_module
+
+    seen: dict[str, float] = {}
+    monkeypatch.setattr(serve_module, "prepare_engine", lambda *a, **k: {})
+    monkeypatch.setattr(serve_module, "_log_to_terminal", lambda: None)
+    monkeypatch.setattr(pn, "serve", lambda *a, **k: seen.setdefault("at", sys.getswitchinterval()))
+    before = sys.getswitchinterval()
+    try:
+        serve_module.serve(in_process=True, start=False)
+    finally:
+        sys.setswitchinterval(before)
+    assert serve_module.LOOP_SWITCH_INTERVAL < before
+    assert seen["at"] == pytest.approx(serve_module.LOOP_SWITCH_INTERVAL)
+
+
 @pytest.mark.parametrize(
     "argv, fragment",
     [
