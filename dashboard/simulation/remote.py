@@ -142,12 +142,17 @@ class SimulationActor:
         sim = self._require()
         if sim.done:
             sim.close()  # the oracle executor is not needed any more
-        result = sim.result()
+        trimmer = self._trimmer
+        if trimmer is None:
+            result: SimulationResult | ResultDelta = sim.result()
+        else:  # only the grid rounds not sent yet (frame_delta.py)
+            since = min(trimmer.grid_sent, sim.grid_recorded)
+            result = trimmer.trim(sim.result(since=since), since=since)
         frame = Frame(
             t=sim.t,
             horizon=sim.horizon,
             done=sim.done,
-            result=result if self._trimmer is None else self._trimmer.trim(result),
+            result=result,
             busy_seconds=busy,
             run_id=self.run_id,
         )

@@ -347,12 +347,26 @@ class Simulation:
         except ValueError:
             return empty
 
-    def result(self) -> SimulationResult:
-        """The results so far (exact values at the recorded grid rounds up to ``t``)."""
-        times = np.array(self._times, dtype=np.int64)
+    @property
+    def grid_recorded(self) -> int:
+        """Grid rounds recorded so far (the curves' length in :meth:`result`)."""
+        return len(self._times)
+
+    def result(self, since: int = 0) -> SimulationResult:
+        """The results so far (exact values at the recorded grid rounds up to ``t``).
+
+        ``since`` > 0: the curves (``times``, ``regret``, ``queries``, ``adaptivity``,
+        ``alpha_regret``) hold only the grid rounds from the ``since``-th on, those a streamed
+        frame has not sent yet (:mod:`.frame_delta`: a recorded grid round's values never
+        change); everything else is as for ``since = 0``.
+        """
+        since = check_int("since", since, 0, None)
+        if since > len(self._times):
+            raise ValueError(f"since={since}: only {len(self._times)} grid rounds are recorded")
+        times = np.array(self._times[since:], dtype=np.int64)
         regret = (
-            np.stack(self._regret, axis=-1)
-            if self._regret
+            np.stack(self._regret[since:], axis=-1)
+            if len(self._regret) > since
             else np.zeros((len(self.groups), len(self.reps), 0))
         )
         best = self.instance_summary().get("best_arm")
@@ -365,7 +379,7 @@ class Simulation:
             declared = g.declared()
             alpha = None
             if g.alpha_regret() is not None:  # (R, G) at the recorded rounds
-                cols = [row[gi] for row in self._alpha]
+                cols = [row[gi] for row in self._alpha[since:]]
                 alpha = np.stack(cols, axis=-1) if cols else np.zeros((len(self.reps), 0))
             out.append(
                 AlgorithmResult(

@@ -7,6 +7,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from same_numbers import assert_same_events, assert_same_numbers
 
 from dashboard.simulation.frame_delta import DeltaJoiner, DeltaTrimmer
@@ -134,3 +136,83 @@ def test_every_change_of_a_log_bumps_its_version():
     log.arrays()  # reading changes nothing
     versions.append(log.version)
     assert versions == sorted(versions) and len(set(versions)) == 4
+
+
+# ------------------------------------------------------------------ the curves' grid rounds
+_CURVE_CASES = [
+    (make_spec("cmab", d=8, m=2), ["CUCB", "alpha-AROQ-CMAB", "SROQ-CMAB"], 3000, 2),
+    (make_spec("semiparametric", d=3, K=6, shift="sine"), ["SBE", "SP-TS"], 800, 2),
+]
+
+
+def _assert_same_curves(joined, full) -> None:
+    assert_same_numbers(joined, full)
+    for rj, rf in zip(joined.results, full.results):
+        assert (rj.alpha_regret is None) == (rf.alpha_regret is None)
+        if rf.alpha_regret is not None:
+            np.testing.assert_array_equal(rj.alpha_regret, rf.alpha_regret)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    case=st.sampled_from(range(len(_CURVE_CASES))),
+    steps=st.lists(st.integers(min_value=0, max_value=900), min_size=1, max_size=8),
+    partial=st.booleans(),
+)
+def test_curves_travel_once_and_join_to_the_workers(case, steps, partial):
+    """Each frame carries only the grid rounds recorded since the one before, computed either
+    from the whole result or, as the worker does, from ``Simulation.result(since=...)``; the
+    joined curves are the worker's whole curves, frame after frame (repeated targets and
+    frames with no new grid round included)."""
+    spec, algorithms, horizon, runs = _CURVE_CASES[case]
+    sim = Simulation(spec, algorithms, horizon, runs=runs, seed=11)
+    trimmer, joiner = DeltaTrimmer(), DeltaJoiner()
+    target = 0
+    for step in [*steps, horizon]:
+        target = min(horizon, target + step)
+        sim.advance_to(target)
+        full = sim.result()
+        since = trimmer.grid_sent if partial else 0
+        before = trimmer.grid_sent
+        delta = pickle.loads(pickle.dumps(trimmer.trim(sim.result(since=since), since=since)))
+        assert delta.grid_offset == before
+        assert len(delta.result.results[0].times) == len(full.results[0].times) - before
+        _assert_same_curves(joiner.join(delta), full)
+        assert trimmer.grid_sent == sim.grid_recorded
+
+
+def test_a_late_frame_carries_a_few_grid_rounds_not_the_whole_curves():
+    spec = make_spec("cmab", d=20, m=3)
+    sim = Simulation(spec, ["CUCB", "AROQ-CMAB", "SROQ-CMAB"], 200_000, runs=8, seed=0)
+    trimmer = DeltaTrimmer()
+    sim.advance_to(20_000)
+    trimmer.trim(sim.result())
+    sim.advance_to(21_333)  # one frame at normal speed
+    since = trimmer.grid_sent
+    delta = trimmer.trim(sim.result(since=since), since=since)
+    full = sim.result()
+    n_new = len(delta.result.results[0].times)
+    assert 0 < n_new < len(full.results[0].times) // 10
+    for r in delta.result.results:
+        assert r.regret.shape == (8, n_new) and r.queries.shape == (8, n_new)
+
+
+def test_curves_out_of_order_are_an_error_not_a_wrong_result():
+    spec = make_spec("cmab", d=10, m=2)
+    sim = Simulation(spec, ["CUCB"], 3000, runs=1, seed=0)
+    trimmer, joiner = DeltaTrimmer(), DeltaJoiner()
+    sim.advance_to(100)
+    joiner.join(trimmer.trim(sim.result()))
+    sim.advance_to(200)
+    lost = trimmer.trim(sim.result())  # lost on the way
+    sim.advance_to(300)
+    with pytest.raises(ValueError, match="out of order"):
+        joiner.join(trimmer.trim(sim.result()))
+    with pytest.raises(ValueError, match="out of order"):
+        DeltaJoiner().join(lost)  # curves from a later grid round, none held
+    with pytest.raises(ValueError, match="were sent"):
+        trimmer.trim(sim.result(since=sim.grid_recorded), since=trimmer.grid_sent + 1)
+    with pytest.raises(ValueError, match="recorded"):
+        sim.result(since=sim.grid_recorded + 1)
+    with pytest.raises(ValueError, match="since"):
+        sim.result(since=-1)

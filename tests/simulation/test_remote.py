@@ -17,6 +17,7 @@ import pytest
 from same_numbers import assert_same_events
 
 from dashboard.simulation.cluster import direct_to_workers
+from dashboard.simulation.frame_delta import DeltaJoiner
 from dashboard.simulation.remote import (
     DaskRun,
     Frame,
@@ -269,13 +270,15 @@ def test_shared_client_uses_a_running_scheduler(client):
 def test_a_packed_frame_is_one_bytes_and_unpacks_to_the_same_numbers():
     actor = SimulationActor(REQUESTS[2], delta=True)
     plain = SimulationActor(REQUESTS[2])
+    joiner = DeltaJoiner()
     for _ in range(3):
         packed = actor.advance(10**9, 0.01)
         assert isinstance(packed, bytes)  # one message frame on Dask's wire, not ~150
         frame = unpack_frame(packed)
         want = plain.advance(frame.t, 10.0)
         assert isinstance(frame, Frame) and frame.t == want.t
-        joined = frame.result.result  # a delta: the events since the last frame
+        # a delta: the events and the curves' grid rounds since the last frame
+        joined = joiner.join(frame.result)
         for ra, rb in zip(joined.results, want.result.results):
             np.testing.assert_array_equal(ra.regret, rb.regret)
             np.testing.assert_array_equal(ra.times, rb.times)
