@@ -446,6 +446,17 @@ class Student:
                 break
         return n, max(stop - start, 1e-9)
 
+    def rounds(self, start: float, end: float) -> float:
+        """Simulated rounds per second of running time in ``[start, end]`` (the run's
+        progress as the page shows it: its progress text's ``t``)."""
+        inside = [p for p in self.progress if start <= p.at <= end and p.t > 0]
+        before = [p.t for p in self.progress if p.at < start]
+        if not inside:
+            return 0.0
+        t0 = before[-1] if before else 0
+        _, running = self.frames(start, end)
+        return max(inside[-1].t - t0, 0) / running
+
     def first_frame(self, after: float) -> float | None:
         for p in self.progress:
             if p.at >= after and p.t > 0:
@@ -597,10 +608,12 @@ async def run_class(
         w1 = time.monotonic()
         cpu1, own1 = server.cpu_split(), time.process_time()
         fps, first, window_frames = [], [], 0
+        rounds: list[float] = []
         for s in connected:
             frames, running = s.frames(w0, w1)
             window_frames += frames
             fps.append(frames / running)
+            rounds.append(s.rounds(w0, w1))
             ff = s.first_frame(started[id(s)])
             first.append(math.inf if ff is None else ff)
         lat = await asyncio.gather(
@@ -629,6 +642,9 @@ async def run_class(
         "fps_min": round(min(fps), 2) if fps else math.nan,
         "fps_median": round(statistics.median(fps), 2) if fps else math.nan,
         "fps_max": round(max(fps), 2) if fps else math.nan,
+        # the other side of frame pacing: how fast each run advances (rounds per second)
+        "rounds_per_s_min": round(min(rounds)) if rounds else math.nan,
+        "rounds_per_s_median": round(statistics.median(rounds)) if rounds else math.nan,
         "first_frame_s_median": round(statistics.median(first), 2) if first else math.nan,
         "first_frame_s_max": round(max(first), 2) if first else math.nan,
         "frames_total": sum(s.frames(t0, time.monotonic())[0] for s in connected),

@@ -47,6 +47,8 @@ def test_one_student_streams_pauses_and_leaves_no_traceback():
     assert row["connected"] == 1 and row["session_errors"] == [], row
     assert row["frames_total"] > 0, "no frame reached the student"
     assert math.isfinite(row["first_frame_s_max"]) and row["fps_min"] >= 0
+    # the run advanced in the window (rounds per second of the progress text)
+    assert row["rounds_per_s_median"] > 0 and row["rounds_per_s_min"] <= row["rounds_per_s_median"]
     assert row["pause_samples"] >= 1 and row["pause_timeouts"] == 0
     assert 0 < row["pause_p50_ms"] < 60_000
     assert row["tracebacks"] == 0, Path(result["server_log"]).read_text()[-3000:]
