@@ -54,8 +54,9 @@ def _message(n_values: int, text: str, binary: bool) -> Any:
     return Protocol().create("PATCH-DOC", events)
 
 
-async def _wire(dispatch: Any, msg: Any, ws_kwargs: dict[str, Any] | None = None) -> tuple:
-    """The bytes ``dispatch`` writes for ``msg`` to a real socket, and its ``send`` calls."""
+async def _capture(send: Any, ws_kwargs: dict[str, Any] | None = None) -> tuple:
+    """Run ``send(ws)`` for a server-side websocket over a real socket pair: the bytes it
+    wrote, the sizes of its ``send`` calls, its result, and the websocket."""
     a, b = socket.socketpair()
     a.setblocking(False)
     b.setblocking(False)
@@ -63,10 +64,9 @@ async def _wire(dispatch: Any, msg: Any, ws_kwargs: dict[str, Any] | None = None
     ws.stream = IOStream(a)
     for k, v in (ws_kwargs or {}).items():
         setattr(ws, k, v)
-    sends = []
+    sends: list[int] = []
     original = ws.stream.write_to_fd
     ws.stream.write_to_fd = lambda data: sends.append(len(data)) or original(data)
-    conn = SimpleNamespace(_socket=SimpleNamespace(ws_connection=ws), protocol=Protocol())
     loop = asyncio.get_running_loop()
     got = bytearray()
 
@@ -78,13 +78,25 @@ async def _wire(dispatch: Any, msg: Any, ws_kwargs: dict[str, Any] | None = None
             got.extend(chunk)
 
     reader = asyncio.ensure_future(read())
-    futures = dispatch(conn, msg=msg)
-    for fut in futures:
-        await fut
+    result = await send(ws)
     ws.stream.close()
     await reader
     b.close()
-    return bytes(got), sends, len(futures), ws
+    return bytes(got), sends, result, ws
+
+
+async def _wire(dispatch: Any, msg: Any, ws_kwargs: dict[str, Any] | None = None) -> tuple:
+    """The bytes ``dispatch`` writes for ``msg`` to a real socket, its ``send`` calls, the
+    number of futures it returned, and the websocket."""
+
+    async def send(ws: Any) -> int:
+        conn = SimpleNamespace(_socket=SimpleNamespace(ws_connection=ws), protocol=Protocol())
+        futures = dispatch(conn, msg=msg)
+        for fut in futures:
+            await fut
+        return len(futures)
+
+    return await _capture(send, ws_kwargs)
 
 
 def _both(msg: Any) -> tuple:
@@ -343,33 +355,11 @@ async def _handler_wire(msg: Any, ws_kwargs: dict[str, Any] | None = None) -> tu
     """The bytes ``send_message_coalesced`` writes for ``msg``, and its ``send`` calls."""
     from tornado.locks import Lock
 
-    a, b = socket.socketpair()
-    a.setblocking(False)
-    b.setblocking(False)
-    ws = WebSocketProtocol13(None, mask_outgoing=False, params=_WebSocketParams())
-    ws.stream = IOStream(a)
-    for k, v in (ws_kwargs or {}).items():
-        setattr(ws, k, v)
-    sends: list[int] = []
-    original = ws.stream.write_to_fd
-    ws.stream.write_to_fd = lambda data: sends.append(len(data)) or original(data)
-    handler = SimpleNamespace(ws_connection=ws, write_lock=Lock())
-    loop = asyncio.get_running_loop()
-    got = bytearray()
+    async def send(ws: Any) -> None:
+        await send_message_coalesced(SimpleNamespace(ws_connection=ws, write_lock=Lock()), msg)
 
-    async def read() -> None:
-        while True:
-            chunk = await loop.sock_recv(b, 1 << 16)
-            if not chunk:
-                return
-            got.extend(chunk)
-
-    reader = asyncio.ensure_future(read())
-    await send_message_coalesced(handler, msg)
-    ws.stream.close()
-    await reader
-    b.close()
-    return bytes(got), sends
+    got, sends, _, _ = await _capture(send, ws_kwargs)
+    return got, sends
 
 
 @settings(max_examples=10, deadline=None)
