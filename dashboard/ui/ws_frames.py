@@ -10,8 +10,9 @@ more than encoding the frames' JSON.
 :func:`coalesce_panel_writes` replaces ``panel.io.document.dispatch_tornado`` by
 :func:`dispatch_coalesced`, which frames the same websocket messages exactly as Tornado's
 ``WebSocketProtocol13`` does for a server (final frame, no mask; RFC 6455, 5.2) and hands
-their concatenation to the stream in one write: the same bytes on the wire
-(``tests/ui/test_ws_frames.py`` compares them with Panel's and Tornado's own), in one ``send``.
+their concatenation to the stream in one write: the same websocket messages on the wire, in
+one ``send`` (``tests/ui/test_ws_frames.py`` compares them with Panel's and Tornado's own: the
+same bytes when the content is encoded as Bokeh encodes it, see ``orjson`` below).
 A connection it cannot frame the same way (per-message compression, a masking client side,
 another protocol class) goes through Panel's function unchanged.
 
@@ -102,7 +103,7 @@ def _buffer_ref(obj: Any) -> Any:
 #: ``orjson`` options: write dates and dataclasses through the hook (which hands them back to
 #: Bokeh's encoder, which refuses them, as before), never in orjson's own formats.
 _ORJSON_OPTIONS = (
-    0 if _orjson is None else _orjson.OPT_PASSTHROUGH_DATETIME | (_orjson.OPT_PASSTHROUGH_DATACLASS)
+    0 if _orjson is None else _orjson.OPT_PASSTHROUGH_DATETIME | _orjson.OPT_PASSTHROUGH_DATACLASS
 )
 
 
