@@ -96,7 +96,9 @@ class RunControls(pn.viewable.Viewer):
             f"<b>t = {t:,} / {horizon:,}</b> &nbsp; ({_STATUS.get(status, 'stopped')})",
             int(100 * t / horizon) if horizon else 0,
         )
-        self.pause_button.label = "Resume" if status == "paused" else "Pause"
+        label = "Resume" if status == "paused" else "Pause"
+        if self.pause_button.label != label:  # set only on a change: a frame's t changes
+            self.pause_button.label = label
 
     def show_state(self, run: Any, config: Any, stale: bool = False) -> None:
         """Buttons, progress, notices and the alert for a :class:`~dashboard.ui.model.RunModel`

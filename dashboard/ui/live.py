@@ -324,7 +324,7 @@ def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
     if kind == "AreaPlot":
         xs, top = frame[keys[0]], frame[keys[1]]
         bottom = frame[keys[2]] if len(keys) > 2 else np.zeros(len(xs))
-        band_xs, band_ys = sub._split_area(xs, bottom, top)
+        band_xs, band_ys = _area_outline(sub, xs, bottom, top)
         return {"x": band_xs, "y": band_ys}
     if kind == "RectanglesPlot":
         x0, y0, x1, y1 = (np.asarray(frame[k]) for k in keys[:4])
@@ -339,6 +339,23 @@ def _columns(sub: Any, frame: dict[str, np.ndarray]) -> dict[str, Any] | None:
     if kind in ("CurvePlot", "PointPlot", "SegmentPlot"):  # hv.Scatter draws with PointPlot
         return dict(frame)
     return None
+
+
+def _area_outline(sub: Any, xs: Any, lower: Any, upper: Any) -> tuple[Any, Any]:
+    """HoloViews' ``AreaPlot._split_area(xs, lower, upper)`` (the band's outline: along
+    ``lower`` and back along ``upper``), computed directly in the common case of one
+    unbroken float area (no NaN or infinity to split at): the same arrays, without its
+    splitting and list building (~5% of a served frame's plot update).  Anything else goes
+    to HoloViews."""
+    arrays = [np.asarray(a) for a in (xs, lower, upper)]
+    if (
+        all(a.ndim == 1 and a.dtype.kind == "f" and len(a) == len(arrays[0]) for a in arrays)
+        and len(arrays[0])
+        and all(np.isfinite(a).all() for a in arrays)
+    ):
+        x, lo, hi = arrays
+        return np.append(x, x[::-1]), np.append(lo, hi[::-1])
+    return sub._split_area(xs, lower, upper)
 
 
 #: Numeric columns up to this length go to the page as JSON lists, longer ones as binary
@@ -431,7 +448,12 @@ def _same_columns(new: dict[str, Any], old: Any) -> bool:
         if len(v) != len(w):
             return False
         if isinstance(w, list) and isinstance(v, np.ndarray) and v.dtype.kind in "fiub":
-            if v.tolist() != w:  # what _wire sent: the same Python numbers
+            # what _wire sent: the same Python numbers (the last one first: a column that
+            # changed, e.g. the rate curve's, mostly differs there, so the whole list is
+            # rarely built)
+            if len(v) and v[-1].item() != w[-1]:
+                return False
+            if v.tolist() != w:
                 return False
             continue
         if len(v) > INLINE_MAX:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import holoviews as hv
 import numpy as np
 import panel as pn
 from bokeh.document import Document
@@ -17,7 +18,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dashboard.ui.app import DashboardApp
-from dashboard.ui.live import INLINE_MAX, PLAIN_INLINE_MAX, _same_columns, _wire
+from dashboard.ui.live import (
+    INLINE_MAX,
+    PLAIN_INLINE_MAX,
+    _area_outline,
+    _same_columns,
+    _wire,
+)
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
@@ -86,6 +93,42 @@ def test_same_columns_never_calls_changed_data_the_same(values, as_list):
         changed = values.copy()
         changed[-1] = 0.5 if changed[-1] != 0.5 else -0.5
         assert not _same_columns({"y": changed}, old)
+    if values.size > 1:  # a change before the last value (which is compared first)
+        changed = values.copy()
+        changed[0] = 0.5 if changed[0] != 0.5 else -0.5
+        assert not _same_columns({"y": changed}, old)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 12).flatmap(
+        lambda n: st.tuples(
+            *(
+                hnp.arrays(st.sampled_from([np.float64, np.int64]), n, elements=st.integers(-9, 9))
+                for _ in range(3)
+            )
+        )
+    ),
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 11), st.sampled_from([np.nan, np.inf]))),
+)
+def test_area_outline_is_holoviews_split_area(arrays, holes):
+    """The band outline built directly is HoloViews' own, with and without NaN / infinite
+    values (those go to HoloViews), for float and integer columns."""
+    xs, lo, hi = (a.astype(float) if a.dtype.kind == "f" else a for a in arrays)
+    for which, i, value in holes:
+        column = (xs, lo, hi)[which]
+        if i < len(column) and column.dtype.kind == "f":
+            column[i] = value
+    overlay = hv.renderer("bokeh").get_plot(
+        hv.Overlay([hv.Area(([0, 1], [1, 2], [2, 3]), vdims=["y", "y2"])]), doc=Document()
+    )
+    sub = next(iter(overlay.subplots.values()))
+    ours = _area_outline(sub, xs, lo, hi)
+    theirs = sub._split_area(xs, lo, hi)
+    for a, b in zip(ours, theirs):
+        assert type(a) is type(b)
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
 def test_same_columns_compares_strings():
