@@ -369,13 +369,18 @@ class Simulation:
             if len(self._regret) > since
             else np.zeros((len(self.groups), len(self.reps), 0))
         )
-        best = self.instance_summary().get("best_arm")
+        instance = self.instance_summary()
+        best = instance.get("best_arm")
         out = []
         for gi, g in enumerate(self.groups):
             logs = g.logs()
-            cum = [log.cumulative(times) for log in logs]
-            queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
-            adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
+            if len(times):
+                cum = [log.cumulative(times) for log in logs]
+                queries = np.array([c[0] for c in cum]).reshape(len(self.reps), len(times))
+                adapt = np.array([c[1] for c in cum]).reshape(len(self.reps), len(times))
+            else:  # a streamed frame without a new grid round (most frames of a class)
+                queries = np.zeros((len(self.reps), 0), dtype=np.int64)
+                adapt = np.zeros((len(self.reps), 0), dtype=np.int64)
             declared = g.declared()
             alpha = None
             if g.alpha_regret() is not None:  # (R, G) at the recorded rounds
@@ -408,7 +413,7 @@ class Simulation:
             seed=self.seed,
             t=self.t,
             results=out,
-            instance=self.instance_summary(),
+            instance=instance,
             reps=list(self.reps),
             features=self.instance_arrays(),
             shift=self.shift_trace(),

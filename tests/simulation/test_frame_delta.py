@@ -197,6 +197,24 @@ def test_a_late_frame_carries_a_few_grid_rounds_not_the_whole_curves():
         assert r.regret.shape == (8, n_new) and r.queries.shape == (8, n_new)
 
 
+def test_a_frame_without_a_new_grid_round_has_empty_curves_of_the_same_kind():
+    """Most frames of a class add no grid round: the counts are not asked of any log, and the
+    empty curves are what the logs would have given (int64, one row per repetition)."""
+    spec = make_spec("cmab", d=8, m=2)
+    sim = Simulation(spec, ["CUCB", "AROQ-CMAB", "SROQ-CMAB"], 5000, runs=3, seed=1)
+    sim.advance_to(1000)
+    since = sim.grid_recorded
+    empty = sim.result(since=since)
+    for r, g in zip(empty.results, sim.groups):
+        asked = [log.cumulative(np.zeros(0, dtype=np.int64)) for log in g.logs()]
+        for name, k in (("queries", 0), ("adaptivity", 1)):
+            got = getattr(r, name)
+            want = np.array([a[k] for a in asked]).reshape(3, 0)
+            assert got.shape == want.shape == (3, 0) and got.dtype == want.dtype == np.int64
+        assert r.times.shape == (0,) and r.regret.shape == (3, 0)
+    assert empty.instance == sim.result().instance
+
+
 def test_curves_out_of_order_are_an_error_not_a_wrong_result():
     spec = make_spec("cmab", d=10, m=2)
     sim = Simulation(spec, ["CUCB"], 3000, runs=1, seed=0)
