@@ -132,7 +132,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._u_t0 = 0
         self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
-        self._vXT = self.v * self._XT
+        self._vX = self.v * self.X
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
         self._norms = feature_norms(self.X)
         # scratch of the certified path, allocated once per run (none in the round loop):
@@ -140,15 +140,19 @@ class BatchedSemiparametricTS(PerRoundBatch):
         S, n, U = self.n_mc + 1, self._z_w * self._nd, keys.size
         self._z_buf = np.empty((U, n))
         self._z_work = np.empty((2, U, n))
-        self._z_round = np.empty((R, S, d)) if self._row_of is not None else None
+        # each repetition's table normals shifted by its posterior mean, z + L^-1 y / v
+        self._z_round = np.empty((R, S, d))
         # repetitions that are whole copies of the U streams in order (a shared batch's
-        # panels): scored block by block from the streams' normals, without gathering them
+        # panels): shifted block by block from the streams' normals, without gathering them
         self._tiles = 0
         if self._row_of is not None and R % U == 0:
             if np.array_equal(self._row_of, np.tile(np.arange(U), R // U)):
                 self._tiles = R // U
-        self._M = np.empty((R, d, self.K))
-        self._scores = np.empty((R, S, self.K))
+        # per repetition, (L^-1 v X^T)^T and the scores with one column per draw, (R, K, S)
+        self._MT = np.empty((R, self.K, d))
+        self._scores = np.empty((R, self.K, S))
+        self._close = np.empty((R, self.K, S), dtype=bool)
+        self._mc_ones = np.ones(S - 1)
 
     def _uniforms(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Uniforms of round ``t`` per stream, shape ``(U, n_mc + 1, d)`` (``U`` streams; row
@@ -178,12 +182,19 @@ class BatchedSemiparametricTS(PerRoundBatch):
         """Rows of :meth:`_uniforms`'s array that hold repetitions ``reps``' draws."""
         return reps if self._row_of is None else self._row_of[reps]
 
-    def _table_normals(self, t: int) -> np.ndarray:
-        """Table normals of round ``t`` (after :meth:`_uniforms` of ``t``), ``(R, n_mc+1, d)``."""
-        z = self._z[t - self._u_t0]  # type: ignore[index]
+    def _shifted_normals(self, t: int, shift: np.ndarray) -> np.ndarray:
+        """Table normals of round ``t`` (after :meth:`_uniforms` of ``t``) plus ``shift`` (R,
+        d), per repetition: ``(R, n_mc+1, d)`` in a buffer reused every round."""
+        z, out = self._z[t - self._u_t0], self._z_round  # type: ignore[index]
         if self._row_of is None:
-            return z
-        return np.take(z, self._row_of, axis=0, out=self._z_round)
+            return np.add(z, shift[:, None, :], out=out)
+        if self._tiles:  # R = tiles x U repetitions, the streams in order: one broadcast
+            U, d = self._keys.size, self.d
+            np.add(z, shift.reshape(self._tiles, U, 1, d), out=out.reshape(self._tiles, U, -1, d))
+            return out
+        np.take(z, self._row_of, axis=0, out=out)
+        out += shift[:, None, :]
+        return out
 
     def _decide(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache_t == self.t:
@@ -192,26 +203,30 @@ class BatchedSemiparametricTS(PerRoundBatch):
         u, has_one = self._uniforms(self.t + 1)  # (U, n_mc + 1, d), per stream
         y = self.y[:, :, None]
         if self.certify:
-            # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py)
-            mu = (np.swapaxes(inv_L, 1, 2) @ (inv_L @ y))[:, :, 0]  # B^-1 y up to rounding
-            # x_i^T (mu~ - mu_hat) = z^T L^-1 (v x_i) (v folded into X^T once per run: the
-            # same numbers up to rounding, inside the certificate's slack)
-            M = np.matmul(inv_L, self._vXT, out=self._M)
-            if self._tiles:
-                z, U, scores = self._z[self.t + 1 - self._u_t0], self._keys.size, self._scores
-                for lo in range(0, self.R, U):
-                    np.matmul(z, M[lo : lo + U], out=scores[lo : lo + U])
-            else:
-                scores = np.matmul(self._table_normals(self.t + 1), M, out=self._scores)
-            scores += (mu @ self._XT)[:, None, :]
-            best, ok, all_ok = certify(scores, thresholds(self.v, mu, self.X, self._norms))
+            # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py).
+            # With w = L^-1 y, mu_hat = L^-T w and mu~ = mu_hat + v L^-T z, so
+            # x_i^T mu~ = (v x_i)^T L^-T (z + w / v): one product per repetition, one column
+            # of K scores per draw (v folded into X once per run; the same scores up to
+            # rounding, inside the certificate's slack)
+            w = np.matmul(inv_L, y)[:, :, 0]
+            w *= 1.0 / self.v
+            MT = np.matmul(self._vX, inv_L.transpose(0, 2, 1), out=self._MT)
+            zw = self._shifted_normals(self.t + 1, w)  # (R, S, d)
+            scores = np.matmul(MT, zw.transpose(0, 2, 1), out=self._scores)  # (R, K, S)
+            size = thresholds(self.v, w, self.X, self._norms)
+            close, ok, all_ok = certify(scores, size, self._close)
+            # a certified draw has one score within the threshold of its maximum, the
+            # maximum: its arm is the draw's arg-max (draw 0 is played, 1..n_mc are counted)
+            a = close[:, :, 0].argmax(axis=1)
+            counts = close[:, :, 1:] @ self._mc_ones  # (R, K), exact small integers
             if all_ok and not self._u_any[self.t + 1 - self._u_t0]:  # nothing to recompute
                 redo = None
             else:
                 redo = np.flatnonzero(~ok | has_one)
                 self.recomputed += int(redo.size)
         else:
-            best = np.empty((self.R, self.n_mc + 1), dtype=np.int64)
+            a = np.empty(self.R, dtype=np.int64)
+            counts = np.empty((self.R, self.K))
             redo = np.arange(self.R)
         if redo is not None and redo.size:
             # the exact draws: mu_hat = L^-T L^-1 y, z = ndtri(u), mu~ = mu_hat + v L^-T z
@@ -219,10 +234,13 @@ class BatchedSemiparametricTS(PerRoundBatch):
             L_inv = np.tril(inv_L[redo])
             mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
             draws = mu_hat[:, None, :] + self.v * (ndtri(u[self._rows(redo)]) @ L_inv)
-            best[redo] = np.argmax(draws @ self._XT, axis=2)  # (R, n_mc + 1)
-        self._a = best[:, 0]
-        counts = np.bincount((best[:, 1:] + self._offsets).ravel(), minlength=self.R * self.K)
-        self._pi = counts.reshape(self.R, self.K) / self.n_mc
+            best = np.argmax(draws @ self._XT, axis=2)  # (redo, n_mc + 1)
+            a[redo] = best[:, 0]
+            n = redo.size
+            flat = (best[:, 1:] + self._offsets[:n]).ravel()
+            counts[redo] = np.bincount(flat, minlength=n * self.K).reshape(n, self.K)
+        self._a = a
+        self._pi = counts / self.n_mc
         self._cache_t = self.t
         return self._a, self._pi
 
@@ -231,7 +249,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         xbar = (pi[:, None, :] @ X)[:, 0, :]
         Zc = X[None, :, :] - xbar[:, None, :]  # x_i - xbar_t, (R, K, d)
         za = X[arms] - xbar
-        self.B += za[:, :, None] * za[:, None, :] + np.swapaxes(Zc * pi[:, :, None], 1, 2) @ Zc
+        self.B += za[:, :, None] * za[:, None, :] + (Zc * pi[:, :, None]).transpose(0, 2, 1) @ Zc
         self.y += 2.0 * za * rewards[:, None]
 
 
