@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from dashboard.algorithms.semiparametric import SemiparametricEnvironment, gap_instance, make_shift
 from dashboard.algorithms.semiparametric.policies import spts
+from dashboard.algorithms.semiparametric.policies.certified_argmax import ROUNDING_SLACK
 from dashboard.algorithms.semiparametric.policies.spts import (
     BatchedSemiparametricTS,
     stacked_cholesky_inverse,
@@ -92,6 +93,29 @@ def test_engine_equals_the_former_engine_across_windows_and_close_calls():
     # a 1% gap makes close calls (repetitions recomputed exactly) common
     old_redo, new_redo = _same(5, 10, "sine", 400, 6, 0, 0.01, (1, 11, 12, 13, 37, 200), {})
     assert old_redo > 0 and new_redo > 0
+
+
+def test_triangular_inverses_with_close_calls_equal_the_former_engine():
+    # d >= TRIANGULAR_MIN_D: the certified scores use per-repetition triangular inverses and
+    # the repetitions recomputed exactly use numpy's LU inverse of their own factors only; a
+    # 1% gap makes those common, a shared stream (two shifts) gathers their uniforms
+    d = spts.TRIANGULAR_MIN_D
+    old_redo, new_redo = _same(d, 15, "sine", 300, 5, 1, 0.01, (1, 40, 41, 150), {})
+    assert old_redo > 0 and new_redo > 0
+    eng = BatchedSemiparametricTS()
+    eng.reset(_envs(d, 15, "sine", 3, 1, 0.5), 10)
+    assert eng._triangular and eng._slack > ROUNDING_SLACK
+
+
+def test_triangular_inverses_equal_numpy_up_to_rounding():
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(5, 12, 12))
+    L = np.linalg.cholesky(A @ np.swapaxes(A, 1, 2) + np.eye(12))
+    out = np.empty_like(L)
+    got = spts.triangular_inverses(L, out)
+    assert got is out and np.array_equal(np.triu(got, 1), np.zeros_like(got))
+    assert np.allclose(got, np.linalg.inv(L), rtol=0, atol=1e-12)
+    assert np.array_equal(spts.stacked_inverse(L[[3, 1]]), np.linalg.inv(L)[[3, 1]])
 
 
 def test_exact_mode_equals_the_former_engine(monkeypatch):

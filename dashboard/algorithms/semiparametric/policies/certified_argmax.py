@@ -106,7 +106,11 @@ def feature_norms(X: np.ndarray) -> tuple[float, float]:
 
 
 def thresholds(
-    v: float, w: np.ndarray, X: np.ndarray, norms: tuple[float, float] | None = None
+    v: float,
+    w: np.ndarray,
+    X: np.ndarray,
+    norms: tuple[float, float] | None = None,
+    slack: float = ROUNDING_SLACK,
 ) -> np.ndarray:
     """Per repetition, the score margin above which an arg-max of approximate scores is the
     exact one, for ``B >= I`` (so ``||L^-1||_2 <= 1``).
@@ -121,12 +125,13 @@ def thresholds(
     ``norms`` = :func:`feature_norms` of ``X`` if known; returns (R,).  Computed as ``a
     max|w| + b`` with the scalars ``a``, ``b`` of the bound's other factors (two array
     passes per round; the same bound up to the rounding of the factors, far inside the
-    slacks above)."""
+    slacks above).  ``slack`` replaces :data:`ROUNDING_SLACK` (1e-9) where the caller's two
+    computations differ by more than rounding (SP-TS's two inverses of ``L``)."""
     d = X.shape[1]
     root_d = 1.01 * math.sqrt(d)  # 1.01: B >= I holds up to rounding
     x2, x1 = feature_norms(X) if norms is None else norms
-    a = ROUNDING_SLACK * v * root_d * x1
-    b = ROUNDING_SLACK * ((Z_MAX * v * root_d) * x1 + 1.0) + 2.02 * v * TABLE_ERROR * root_d * x2
+    a = slack * v * root_d * x1
+    b = slack * ((Z_MAX * v * root_d) * x1 + 1.0) + 2.02 * v * TABLE_ERROR * root_d * x2
     size = np.maximum.reduce(np.abs(w), axis=1)
     size *= a
     size += b

@@ -17,20 +17,25 @@ depend on chunking.
 
 :class:`BatchedSemiparametricTS` runs ``R`` repetitions at once (stacked Cholesky factors and
 products); :class:`SemiparametricTS` is that engine with ``R = 1``, so both give identical
-numbers.  The triangular inverse ``L^-1`` is computed by a stacked LU solve (``numpy.linalg.inv``,
-lower triangle kept) rather than LAPACK ``trtri``: the same matrix up to rounding (``trtri``
-per repetition for the certified scores only was tried: 2-4% of a round at d = 20, not worth
-an assumption on the LU inverse's accuracy in the certificate).
+numbers.  The exact draws use ``L^-1`` from a stacked LU solve (``numpy.linalg.inv``, lower
+triangle kept), computed for the repetitions that need them only; at ``d >=``
+:data:`TRIANGULAR_MIN_D` the certified scores use LAPACK ``trtri`` per repetition instead (7
+against 3 us per factor at d = 20), and the certificate's slack includes the two inverses'
+difference (a bound in ``d``, ``T`` and ``max ||x||``; it adds ~3e-10 to the 1e-9 rounding
+slack at the paper's d = 20, T = 10^5).
 
 Per-round overhead (issue 9, ``reproduce``'s SP-TS tasks): the table normals of a whole window
 of rounds are computed in one pass when its uniforms are drawn (they do not depend on the
 state), the stacked Cholesky factor and inverse call numpy's LAPACK gufuncs directly (the
-calls of ``numpy.linalg.cholesky`` / ``inv``, without their per-call checks), and the
-certificate's per-round scratch is preallocated; every LAPACK/BLAS call, its inputs and their
-order are unchanged (``benchmarks/former_reproduce.py`` keeps the former engine,
-``tests/unit/test_spts_engine_former.py`` compares the two).  Repetitions that share a stream
-(the same seed and repetition id: panels that differ only in the shift, batched together by
-``simulation/shared_batch.py``) draw each window of uniforms and table normals once.
+calls of ``numpy.linalg.cholesky`` / ``inv``, without their per-call checks), each draw's K
+scores form a column (R, K, n_mc + 1), so that the certificate reduces over the arms
+elementwise and counts the arms from its own comparison (no arg-max over short rows), and the
+certificate's per-round scratch is preallocated; every LAPACK/BLAS call of the exact draws,
+its inputs and their order are unchanged (``benchmarks/former_reproduce.py`` keeps the former
+engine, ``tests/unit/test_spts_engine_former.py`` compares the two).  Repetitions that share
+a stream (the same seed and repetition id: panels that differ only in the shift, batched
+together by ``simulation/shared_batch.py``) draw each window of uniforms and table normals
+once.
 """
 
 from __future__ import annotations
@@ -40,29 +45,71 @@ from typing import Any
 
 import numpy as np
 from numpy.linalg import _umath_linalg
+from scipy.linalg.lapack import dtrtri
 from scipy.special import ndtri
 
 from ... import randomness as rnd
 from ...base import Policy, validate_int, validate_positive
 from ...declare import AlgorithmDeclaration, Constant
-from .certified_argmax import approx_normal, certify, feature_norms, thresholds
+from .certified_argmax import (
+    ROUNDING_SLACK,
+    approx_normal,
+    certify,
+    feature_norms,
+    thresholds,
+)
 from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
 
 
-def stacked_cholesky_inverse(B: np.ndarray) -> np.ndarray:
-    """``L^-1`` for the Cholesky factors ``B = L L^T`` of a stack ``B`` (R, d, d): the LAPACK
-    gufuncs behind ``numpy.linalg.cholesky`` and ``numpy.linalg.inv`` (the same calls, so the
-    same numbers) without those functions' per-call type checks and error-state contexts
-    (``B`` is float64, C-contiguous).  A factorisation that fails fills its factor with NaN
-    (numpy's convention): LinAlgError then, as ``numpy.linalg.cholesky`` would raise."""
+def stacked_cholesky(B: np.ndarray) -> np.ndarray:
+    """The Cholesky factors ``L`` of a stack ``B = L L^T`` (R, d, d): the LAPACK gufunc behind
+    ``numpy.linalg.cholesky`` (the same call, so the same numbers) without that function's
+    per-call type checks (``B`` is float64, C-contiguous).  A factorisation that fails fills
+    its factor with NaN (numpy's convention): LinAlgError then, as ``numpy.linalg.cholesky``
+    would raise."""
     with np.errstate(invalid="ignore"):
         L = _umath_linalg.cholesky_lo(B, signature="d->d")
     if np.isnan(L[:, 0, 0]).any():
         raise np.linalg.LinAlgError("B is not positive definite: Matrix is not positive definite")
+    return L
+
+
+def stacked_inverse(L: np.ndarray) -> np.ndarray:
+    """``L^-1`` per factor of the stack ``L`` (R, d, d): the gufunc behind ``numpy.linalg.inv``
+    (an LU solve; the same call, so the same numbers; its upper triangle is zero up to
+    rounding).  The exact draws use it, row for row as before."""
     return _umath_linalg.inv(L, signature="d->d")
+
+
+def stacked_cholesky_inverse(B: np.ndarray) -> np.ndarray:
+    """``L^-1`` for the Cholesky factors ``B = L L^T`` of a stack ``B`` (R, d, d):
+    :func:`stacked_inverse` of :func:`stacked_cholesky`."""
+    return stacked_inverse(stacked_cholesky(B))
+
+
+#: Smallest ``d`` at which SP-TS's certified scores use :func:`triangular_inverses`: below it
+#: the one stacked gufunc call (:func:`stacked_inverse`, ~1 us per factor at d = 5) is
+#: cheaper than a LAPACK call per repetition (~1.5 us); at d = 20 the per-repetition
+#: triangular inverses take ~3 us against ~7 us (measured, one core).
+TRIANGULAR_MIN_D = 10
+
+
+def triangular_inverses(L: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``L^-1`` per lower-triangular factor of the stack ``L`` (R, d, d) into ``out`` (same
+    shape, C-contiguous), by LAPACK ``dtrtri`` in place, one call per factor (scipy's
+    wrapper; ``out[r].T`` is the Fortran-ordered upper factor ``L^T``, whose inverse is
+    ``(L^-1)^T``).  The same matrix as :func:`stacked_inverse` up to rounding (both within
+    ``c d u kappa(L) ||L^-1||`` of it, Higham 2002, ch. 8 and 14), with exact zeros above
+    the diagonal."""
+    np.copyto(out, L)
+    for r in range(L.shape[0]):
+        _, info = dtrtri(out[r].T, lower=0, overwrite_c=1)
+        if info:
+            raise np.linalg.LinAlgError("B is not positive definite: singular Cholesky factor")
+    return out
 
 
 class BatchedSemiparametricTS(PerRoundBatch):
@@ -135,15 +182,27 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._vX = self.v * self.X
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
         self._norms = feature_norms(self.X)
+        # certified scores from per-repetition triangular inverses at d >= TRIANGULAR_MIN_D
+        # (the exact draws keep numpy's LU inverse, for their repetitions only); the two
+        # inverses differ by at most 2 c d u kappa(L) with ||L^-1|| <= 1 and kappa(L) <=
+        # sqrt(trace B) <= sqrt(d + 8 T max||x||^2) (each round adds at most 8 max||x||^2 to
+        # the trace), c = d: a difference of two scores moves by at most 4 times that times
+        # the terms' bound S (certified_argmax.thresholds), added to the rounding slack
+        self._triangular = d >= TRIANGULAR_MIN_D
+        self._inv_buf = np.empty((R, d, d)) if self._triangular else None
+        self._slack = ROUNDING_SLACK
+        if self._triangular:
+            kappa = math.sqrt(d + 8.0 * self.horizon * self._norms[0] ** 2)
+            self._slack += 8.0 * d * d * 2.0**-53 * kappa
         # scratch of the certified path, allocated once per run (none in the round loop):
         # the window's table normals and their work arrays, L^-1 (v X^T), the scores
         S, n, U = self.n_mc + 1, self._z_w * self._nd, keys.size
         self._z_buf = np.empty((U, n))
         self._z_work = np.empty((2, U, n))
-        # each repetition's table normals shifted by its posterior mean, z + L^-1 y / v
-        self._z_round = np.empty((R, S, d))
+        # each repetition's table normals, gathered from its stream's (see _round_scores)
+        self._z_round = np.empty((R, S, d)) if self._row_of is not None else None
         # repetitions that are whole copies of the U streams in order (a shared batch's
-        # panels): shifted block by block from the streams' normals, without gathering them
+        # panels): scored block by block from the streams' normals, without gathering them
         self._tiles = 0
         if self._row_of is not None and R % U == 0:
             if np.array_equal(self._row_of, np.tile(np.arange(U), R // U)):
@@ -182,38 +241,46 @@ class BatchedSemiparametricTS(PerRoundBatch):
         """Rows of :meth:`_uniforms`'s array that hold repetitions ``reps``' draws."""
         return reps if self._row_of is None else self._row_of[reps]
 
-    def _shifted_normals(self, t: int, shift: np.ndarray) -> np.ndarray:
-        """Table normals of round ``t`` (after :meth:`_uniforms` of ``t``) plus ``shift`` (R,
-        d), per repetition: ``(R, n_mc+1, d)`` in a buffer reused every round."""
-        z, out = self._z[t - self._u_t0], self._z_round  # type: ignore[index]
+    def _round_scores(self, t: int, MT: np.ndarray) -> np.ndarray:
+        """``MT[r] z_r^T`` for every repetition ``r``, ``(R, K, n_mc+1)``, with ``z_r`` its
+        table normals of round ``t`` (after :meth:`_uniforms` of ``t``; ``MT`` (R, K, d)),
+        into a buffer reused every round.  Repetitions that are whole copies of the streams
+        (a shared batch's panels) multiply the streams' own normals, broadcast, without
+        gathering them."""
+        z, out = self._z[t - self._u_t0], self._scores  # type: ignore[index]
         if self._row_of is None:
-            return np.add(z, shift[:, None, :], out=out)
-        if self._tiles:  # R = tiles x U repetitions, the streams in order: one broadcast
-            U, d = self._keys.size, self.d
-            np.add(z, shift.reshape(self._tiles, U, 1, d), out=out.reshape(self._tiles, U, -1, d))
+            return np.matmul(MT, z.transpose(0, 2, 1), out=out)
+        if self._tiles:  # R = tiles x U repetitions, the streams in order
+            U, K, d = self._keys.size, self.K, self.d
+            blocks = MT.reshape(self._tiles, U, K, d)
+            np.matmul(blocks, z.transpose(0, 2, 1), out=out.reshape(self._tiles, U, K, -1))
             return out
-        np.take(z, self._row_of, axis=0, out=out)
-        out += shift[:, None, :]
-        return out
+        z = np.take(z, self._row_of, axis=0, out=self._z_round)
+        return np.matmul(MT, z.transpose(0, 2, 1), out=out)
 
     def _decide(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache_t == self.t:
             return self._a, self._pi
-        inv_L = stacked_cholesky_inverse(self.B)  # L^-1, B = L L^T (upper triangle ~0)
+        L = stacked_cholesky(self.B)  # B = L L^T
         u, has_one = self._uniforms(self.t + 1)  # (U, n_mc + 1, d), per stream
         y = self.y[:, :, None]
+        inv_L = None  # numpy's L^-1 of every repetition (the exact draws' own), if computed
         if self.certify:
+            if self._triangular:
+                tri = triangular_inverses(L, self._inv_buf)
+            else:
+                tri = inv_L = stacked_inverse(L)
             # scores x_i^T mu~ from table normals; arg-maxima certified (certified_argmax.py).
-            # With w = L^-1 y, mu_hat = L^-T w and mu~ = mu_hat + v L^-T z, so
-            # x_i^T mu~ = (v x_i)^T L^-T (z + w / v): one product per repetition, one column
-            # of K scores per draw (v folded into X once per run; the same scores up to
+            # With w = L^-1 y / v, mu_hat = v L^-T w and mu~ = mu_hat + v L^-T z, so
+            # x_i^T mu~ = (v x_i)^T L^-T (z + w): one product per repetition, one column of
+            # K scores per draw (v folded into X once per run; the same scores up to
             # rounding, inside the certificate's slack)
-            w = np.matmul(inv_L, y)[:, :, 0]
+            w = np.matmul(tri, y)
             w *= 1.0 / self.v
-            MT = np.matmul(self._vX, inv_L.transpose(0, 2, 1), out=self._MT)
-            zw = self._shifted_normals(self.t + 1, w)  # (R, S, d)
-            scores = np.matmul(MT, zw.transpose(0, 2, 1), out=self._scores)  # (R, K, S)
-            size = thresholds(self.v, w, self.X, self._norms)
+            MT = np.matmul(self._vX, tri.transpose(0, 2, 1), out=self._MT)
+            scores = self._round_scores(self.t + 1, MT)  # (R, K, S)
+            scores += MT @ w  # (R, K, 1): the posterior means' scores, every draw
+            size = thresholds(self.v, w[:, :, 0], self.X, self._norms, self._slack)
             close, ok, all_ok = certify(scores, size, self._close)
             # a certified draw has one score within the threshold of its maximum, the
             # maximum: its arm is the draw's arg-max (draw 0 is played, 1..n_mc are counted)
@@ -230,8 +297,9 @@ class BatchedSemiparametricTS(PerRoundBatch):
             redo = np.arange(self.R)
         if redo is not None and redo.size:
             # the exact draws: mu_hat = L^-T L^-1 y, z = ndtri(u), mu~ = mu_hat + v L^-T z
-            # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1)
-            L_inv = np.tril(inv_L[redo])
+            # (covariance v^2 (L L^T)^-1 = v^2 B^-1; rows: z^T L^-1), with numpy's L^-1
+            # (the gufunc treats each factor on its own: the same numbers for a subset)
+            L_inv = np.tril(inv_L[redo] if inv_L is not None else stacked_inverse(L[redo]))
             mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
             draws = mu_hat[:, None, :] + self.v * (ndtri(u[self._rows(redo)]) @ L_inv)
             best = np.argmax(draws @ self._XT, axis=2)  # (redo, n_mc + 1)
