@@ -92,22 +92,50 @@ def run_on_dask(
     finish: Callable[[Any, Any], None],
     cancel: Any = None,
     retries: int = 2,
+    in_flight: int | Callable[[], int] | None = None,
 ) -> bool:
     """Submit ``(function, args, tag)`` tasks to ``client``; call ``finish(tag, result)`` in
     this thread as each completes (any order).  Returns True if ``cancel`` stopped it (pending
     tasks are cancelled).  A failed task (after ``retries``) cancels the rest and raises
     ValueError; a lost worker's tasks are rescheduled by the scheduler; Ctrl-C cancels the
-    pending tasks and propagates."""
+    pending tasks and propagates.
+
+    ``in_flight``: at most that many tasks on the cluster at a time (a number, or a callable
+    asked again at every completion, e.g. the cluster's worker threads as workers join),
+    the next ones submitted in the order of ``tasks`` as soon as one completes, before its
+    ``finish``.  With one per worker thread, the tasks start exactly in the given order,
+    each on the first free worker (list scheduling: given longest first, the pool ends
+    balanced).  Submitted all at once instead (the default), the scheduler assigns every
+    task to a worker up front, and a long task can queue behind another on one worker while
+    the other worker runs the short ones (``reproduce all``: a 16 s task started last, when
+    the other worker had 5 s of tasks left)."""
     from distributed import as_completed
 
     from .plugin_sharing import ensure_shared
 
     ensure_shared(client)  # plug-in algorithms and shifts must exist on the workers too
-    futures = {}
-    for fn, args, tag in tasks:
-        futures[client.submit(fn, *args, retries=retries, pure=False)] = tag
-    ac = as_completed(list(futures), loop=client.loop)
-    pending = set(futures)
+    queue = list(tasks)
+    queue.reverse()  # popped from the end: the given order
+    futures: dict[Any, Any] = {}
+
+    def submit() -> Any:
+        fn, args, tag = queue.pop()
+        future = client.submit(fn, *args, retries=retries, pure=False)
+        futures[future] = tag
+        return future
+
+    def limit() -> int:
+        if in_flight is None:
+            return len(queue) + len(pending)
+        return max(1, int(in_flight() if callable(in_flight) else in_flight))
+
+    pending: set[Any] = set()
+    ac = as_completed(loop=client.loop)
+    want = limit()
+    while queue and len(pending) < want:
+        f = submit()
+        pending.add(f)
+        ac.add(f)
     try:
         while pending:
             if cancelled_by(cancel):
@@ -119,13 +147,19 @@ def run_on_dask(
                 continue
             for f in batch:
                 pending.discard(f)
-                if f.status == "cancelled":
-                    continue
                 if f.status == "error":
                     exc = f.exception()
                     client.cancel(list(pending))
                     raise ValueError(f"a task failed: {exc}") from None
-                finish(futures[f], f.result())
+                # the next tasks first: a worker idles not while this one finishes
+                want = limit() if queue else 0
+                while queue and len(pending) < want:
+                    nxt = submit()
+                    pending.add(nxt)
+                    ac.add(nxt)
+                if f.status == "cancelled":
+                    continue
+                finish(futures.pop(f), f.result())
     except BaseException:
         client.cancel(list(pending))
         raise

@@ -134,6 +134,12 @@ def _use_client(
     return inprocess, client
 
 
+def worker_threads(client: Any) -> int:
+    """The cluster's worker threads in all (at least 1)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+
 def run_sweeps(
     sweeps: Sequence[Sweep],
     *,
@@ -229,10 +235,12 @@ def run_sweeps(
                 jobs.append((run_task, (units[0], reps), tags[0]))
             else:
                 jobs.append((run_tasks, (units, reps), tags))
+        # one task per worker thread at a time, the next longest as soon as one is free
         run_on_dask(
             client,
             jobs,
             lambda tag, rec: finish_all(tag, rec) if isinstance(tag, list) else finish(tag, rec),
+            in_flight=lambda: worker_threads(client),
         )
     return [result(i) for i in range(len(sweeps))]
 

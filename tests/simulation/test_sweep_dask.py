@@ -236,3 +236,20 @@ def test_cli_embedded_cluster_needs_no_set_up(capsys):
         return rows
 
     assert strip(on_cluster) == strip(here)
+
+
+def test_tasks_in_flight_start_in_the_given_order(client):
+    # run_on_dask(in_flight=n): at most n tasks on the cluster, the next submitted as one
+    # completes (reproduce's pool, longest first: list scheduling on the free worker)
+    from dashboard.simulation.engine import run_on_dask
+
+    done: list[int] = []
+    one_at_a_time = [(time.sleep, (s,), i) for i, s in enumerate([0.3, 0.05, 0.05, 0.05])]
+    run_on_dask(client, one_at_a_time, lambda tag, _: done.append(tag), in_flight=lambda: 1)
+    assert done == [0, 1, 2, 3]  # one at a time: the given order, the long one first
+
+    done.clear()
+    pool = [(time.sleep, (s,), i) for i, s in enumerate([0.8, 0.05, 0.05, 0.05, 0.05])]
+    run_on_dask(client, pool, lambda tag, _: done.append(tag), in_flight=2)
+    # the short ones ran on the other worker while the long one ran, in the given order
+    assert done == [1, 2, 3, 4, 0]
