@@ -10,6 +10,7 @@ their results back in the calling thread as they complete.
 
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -117,50 +118,65 @@ def run_on_dask(
     queue = list(tasks)
     queue.reverse()  # popped from the end: the given order
     futures: dict[Any, Any] = {}
-
-    def submit() -> Any:
-        fn, args, tag = queue.pop()
-        future = client.submit(fn, *args, retries=retries, pure=False)
-        futures[future] = tag
-        return future
+    ac = as_completed(loop=client.loop)
+    lock = threading.Lock()
+    # running: submitted, not done; want: the in-flight limit; stop: no more submissions
+    state = {"running": 0, "want": 0, "stop": False}
 
     def limit() -> int:
         if in_flight is None:
-            return len(queue) + len(pending)
+            return len(tasks)
         return max(1, int(in_flight() if callable(in_flight) else in_flight))
 
-    pending: set[Any] = set()
-    ac = as_completed(loop=client.loop)
-    want = limit()
-    while queue and len(pending) < want:
-        f = submit()
-        pending.add(f)
-        ac.add(f)
+    def top_up() -> None:
+        """Submit the next tasks up to the limit (this thread, or Dask's callback thread as
+        a task completes: the next one starts even while this thread is in ``finish``)."""
+        with lock:
+            while queue and not state["stop"] and state["running"] < state["want"]:
+                fn, args, tag = queue.pop()
+                future = client.submit(fn, *args, retries=retries, pure=False)
+                futures[future] = tag
+                state["running"] += 1
+                ac.add(future)
+                if in_flight is not None:
+                    future.add_done_callback(on_done)
+
+    def on_done(_future: Any) -> None:
+        with lock:
+            state["running"] -= 1
+        top_up()
+
+    def stop() -> None:
+        with lock:
+            state["stop"] = True
+            left = [f for f in futures if not f.done()]
+        client.cancel(left)
+
+    state["want"] = limit()
+    top_up()
+    left = len(tasks)
     try:
-        while pending:
+        while left:
             if cancelled_by(cancel):
-                client.cancel(list(pending))
+                stop()
                 return True
             batch = ac.next_batch(block=False)
             if not batch:
                 time.sleep(0.05)
                 continue
             for f in batch:
-                pending.discard(f)
+                left -= 1
                 if f.status == "error":
                     exc = f.exception()
-                    client.cancel(list(pending))
+                    stop()
                     raise ValueError(f"a task failed: {exc}") from None
-                # the next tasks first: a worker idles not while this one finishes
-                want = limit() if queue else 0
-                while queue and len(pending) < want:
-                    nxt = submit()
-                    pending.add(nxt)
-                    ac.add(nxt)
+                if in_flight is not None:  # a cluster that grew takes more at once
+                    state["want"] = limit()
+                    top_up()
                 if f.status == "cancelled":
                     continue
                 finish(futures.pop(f), f.result())
     except BaseException:
-        client.cancel(list(pending))
+        stop()
         raise
     return False
