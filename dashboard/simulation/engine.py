@@ -162,6 +162,10 @@ def run_on_dask(
                 return True
             batch = ac.next_batch(block=False)
             if not batch:
+                with lock:
+                    stalled = bool(queue) and state["running"] == 0 and not state["stop"]
+                if stalled:  # the callback thread could not submit (it logs why): here, a
+                    top_up()  # failing submit raises in this thread instead of waiting on
                 time.sleep(0.05)
                 continue
             for f in batch:
