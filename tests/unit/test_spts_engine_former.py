@@ -23,7 +23,8 @@ from dashboard.algorithms.semiparametric.policies import spts
 from dashboard.algorithms.semiparametric.policies.certified_argmax import ROUNDING_SLACK
 from dashboard.algorithms.semiparametric.policies.spts import (
     BatchedSemiparametricTS,
-    stacked_cholesky_inverse,
+    stacked_cholesky,
+    stacked_inverse,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,7 @@ def test_engine_equals_the_former_engine_across_windows_and_close_calls():
 def test_triangular_inverses_with_close_calls_equal_the_former_engine():
     # d >= TRIANGULAR_MIN_D: the certified scores use per-repetition triangular inverses and
     # the repetitions recomputed exactly use numpy's LU inverse of their own factors only; a
-    # 1% gap makes those common, a shared stream (two shifts) gathers their uniforms
+    # 1% gap makes those common
     d = spts.TRIANGULAR_MIN_D
     old_redo, new_redo = _same(d, 15, "sine", 300, 5, 1, 0.01, (1, 40, 41, 150), {})
     assert old_redo > 0 and new_redo > 0
@@ -127,11 +128,13 @@ def test_cholesky_inverse_is_numpys_and_refuses_an_indefinite_matrix():
     rng = np.random.default_rng(0)
     A = rng.standard_normal((3, 6, 6))
     B = A @ np.swapaxes(A, 1, 2) + np.eye(6)
-    assert np.array_equal(stacked_cholesky_inverse(B), np.linalg.inv(np.linalg.cholesky(B)))
+    L = stacked_cholesky(B)
+    assert np.array_equal(L, np.linalg.cholesky(B))
+    assert np.array_equal(stacked_inverse(L), np.linalg.inv(np.linalg.cholesky(B)))
     B[1] = -np.eye(6)
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
-        stacked_cholesky_inverse(B)
-    assert spts.stacked_cholesky_inverse is stacked_cholesky_inverse
+        stacked_cholesky(B)
+    assert spts.stacked_cholesky is stacked_cholesky and spts.stacked_inverse is stacked_inverse
 
 
 @pytest.mark.parametrize("certify", [True, False])

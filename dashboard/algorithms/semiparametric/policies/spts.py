@@ -84,12 +84,6 @@ def stacked_inverse(L: np.ndarray) -> np.ndarray:
     return _umath_linalg.inv(L, signature="d->d")
 
 
-def stacked_cholesky_inverse(B: np.ndarray) -> np.ndarray:
-    """``L^-1`` for the Cholesky factors ``B = L L^T`` of a stack ``B`` (R, d, d):
-    :func:`stacked_inverse` of :func:`stacked_cholesky`."""
-    return stacked_inverse(stacked_cholesky(B))
-
-
 #: Smallest ``d`` at which SP-TS's certified scores use :func:`triangular_inverses`: below it
 #: the one stacked gufunc call (:func:`stacked_inverse`, ~1 us per factor at d = 5) is
 #: cheaper than a LAPACK call per repetition (~1.5 us); at d = 20 the per-repetition
