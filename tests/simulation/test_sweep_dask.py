@@ -249,7 +249,8 @@ def test_tasks_in_flight_start_in_the_given_order(client):
     assert done == [0, 1, 2, 3]  # one at a time: the given order, the long one first
 
     done.clear()
-    pool = [(time.sleep, (s,), i) for i, s in enumerate([0.8, 0.05, 0.05, 0.05, 0.05])]
+    pool = [(time.sleep, (s,), i) for i, s in enumerate([3.0, 0.05, 0.05, 0.05, 0.05])]
     run_on_dask(client, pool, lambda tag, _: done.append(tag), in_flight=2)
-    # the short ones ran on the other worker while the long one ran, in the given order
+    # the short ones ran on the other worker while the long one ran, in the given order (3 s:
+    # room for four round trips to the scheduler on a loaded machine; 0.8 s was not enough)
     assert done == [1, 2, 3, 4, 0]
