@@ -10,6 +10,7 @@ from typing import Any
 
 import panel as pn
 
+from .document import on_click
 from .model import CONSTANTS, Config, Knob
 from .safe import escape
 
@@ -42,7 +43,7 @@ class ConstantsEditor(pn.viewable.Viewer):
             color="default",
             css_classes=["constants-reset-button"],
         )
-        self.reset_button.on_click(lambda _e: setattr(self.config, "constants", None))
+        on_click(self.reset_button, lambda: setattr(self.config, "constants", None))
         self.body = pn.Column(sizing_mode="stretch_width", margin=0)
         self.card = pn.Card(
             pn.pane.Markdown(

@@ -16,6 +16,7 @@ from typing import Any
 
 import panel as pn
 
+from .document import on_click
 from .progress import ProgressLine
 from .safe import escape
 
@@ -63,10 +64,10 @@ class RunControls(pn.viewable.Viewer):
         self.reset_button = pn.widgets.Button(
             label="Reset", color="default", css_classes=["reset-button"]
         )
-        self.run_button.on_click(lambda _e: on_run())
-        self.pause_button.on_click(lambda _e: on_pause())
-        self.step_button.on_click(lambda _e: on_step())
-        self.reset_button.on_click(lambda _e: on_reset())
+        on_click(self.run_button, on_run)
+        on_click(self.pause_button, on_pause)
+        on_click(self.step_button, on_step)
+        on_click(self.reset_button, on_reset)
         #: ``t = ... / T (status)`` over its bar: one Bokeh Div, changed on every frame
         #: (progress.py says why it is not a Panel widget)
         self.progress_text = ProgressLine()

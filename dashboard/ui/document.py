@@ -18,6 +18,7 @@ __all__ = [
     "holds_lock",
     "in_document",
     "needs_callback",
+    "on_click",
     "page_behind",
     "page_connected",
     "page_opened",
@@ -143,6 +144,27 @@ def in_document(doc: Any, change: Callable[[], None]) -> None:
     if session is not None and session.destroyed:
         return
     doc.add_next_tick_callback(change)
+
+
+def on_click(button: Any, handler: Callable[[], Any]) -> None:
+    """``button.on_click``, with ``handler()`` always run where it may change the document.
+
+    Panel runs a click *without* the document lock when it arrives while a widget change of
+    the page is still pending (within Panel's debounce, ~50 ms: a student edits a setting
+    and clicks Run at once) or before the page reported ``document_ready``
+    (``Syncable._server_event``).  A handler that changes a plain Bokeh model there (the
+    progress line, the frame counter, a plot) raises "_pending_writes should be non-None"
+    half way: measured with a page that sent a change and the Run click together, the run
+    started, never streamed and never showed "done", and the server logged a traceback.
+    Such a click is handed to :func:`in_document` (a next-tick callback under the lock, after
+    the pending change); any other click runs at once, as before.  Headless (notebooks,
+    tests) the handler runs at once."""
+    import panel as pn
+
+    def clicked(_event: Any) -> None:
+        in_document(pn.state.curdoc, handler)
+
+    button.on_click(clicked)
 
 
 def run_locked(doc: Any, fn: Callable[[], Any]) -> Any:

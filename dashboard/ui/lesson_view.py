@@ -18,6 +18,7 @@ from typing import Any
 import panel as pn
 import param
 
+from .document import on_click
 from .safe import escape
 
 __all__ = ["LessonPane"]
@@ -122,7 +123,7 @@ class LessonPane(pn.viewable.Viewer):
         self.named_buttons = pn.Column(sizing_mode="stretch_width", margin=0)
         self.column = pn.Column(self.text, width=430, visible=False, scroll=True, max_height=1400)
         self.select.param.watch(lambda e: setattr(self, "slug", e.new), "value")
-        self.preset_button.on_click(lambda _e: on_preset())
+        on_click(self.preset_button, on_preset)
         self.welcome = self._welcome_card(on_start)
         self.param.watch(self._on_slug, "slug")
 
@@ -152,7 +153,7 @@ class LessonPane(pn.viewable.Viewer):
                 css_classes=["named-preset-button", f"preset-{name}"],
                 sizing_mode="stretch_width",
             )
-            button.on_click(lambda _e, n=name: self.on_preset(n))
+            on_click(button, lambda n=name: self.on_preset(n))
             buttons.append(button)
         self.named_buttons.objects = buttons
 
@@ -170,7 +171,7 @@ class LessonPane(pn.viewable.Viewer):
             stylesheets=[":host .bk-btn { font-size: 20px; font-weight: 600; }"],
         )
         if first is not None:
-            self.start_button.on_click(lambda _e, n=first.number: on_start(n))
+            on_click(self.start_button, lambda n=first.number: on_start(n))
         rows = []
         self.buttons: dict[int, pn.widgets.Button] = {}
         for le in self.lessons:
@@ -181,7 +182,7 @@ class LessonPane(pn.viewable.Viewer):
                 width=120,
                 stylesheets=[":host .bk-btn { font-size: 15px; }"],
             )
-            button.on_click(lambda _e, n=le.number: on_start(n))
+            on_click(button, lambda n=le.number: on_start(n))
             self.buttons[le.number] = button
             rows.append(
                 pn.Row(

@@ -21,6 +21,7 @@ import param
 from ..simulation.play import PLAYER, Game
 from ..simulation.specs import ProblemSpec
 from . import plots
+from .document import on_click
 from .safe import escape
 
 __all__ = ["PlayView"]
@@ -60,7 +61,7 @@ class PlayView(pn.viewable.Viewer):
             css_classes=["play-submit"],
             stylesheets=[_BIG_BUTTONS],
         )
-        self.submit.on_click(lambda _e: self.play_round())
+        on_click(self.submit, lambda: self.play_round())
         # projector-readable text: the rule, outcomes and the reveal are what a class reads
         big = {"font-size": "18px"}
         self.rule = pn.pane.Markdown(escape(f"Round 1 of {g.horizon}: {g.choose}."), styles=big)

@@ -19,6 +19,7 @@ import panel as pn
 import param
 
 from ..simulation.store import MAX_UPLOAD_BYTES, saved_results
+from .document import on_click
 from .plots.base import Saved
 from .safe import escape, shorten
 
@@ -65,7 +66,7 @@ class SavedOverlay(pn.viewable.Viewer):
         )
         self.file_input.param.watch(self._on_file, "value")
         self.point_select.param.watch(self._on_point, "value")
-        self.clear_button.on_click(lambda _: self.clear())
+        on_click(self.clear_button, lambda: self.clear())
         self._layout = pn.Column(
             pn.pane.Markdown(
                 "**Overlay a saved result** (a file from `simulate --save` or `sweep --out`)",

@@ -36,6 +36,7 @@ import param
 
 from ..simulation import catalogue
 from ..simulation.sweep import GRID_FIELDS, SweepProgress, SweepResult, make_sweep, run_sweep
+from .document import on_click
 from .safe import escape
 
 __all__ = ["METRICS", "SweepView", "parse_values", "sweep_plot"]
@@ -233,8 +234,8 @@ class SweepView(pn.viewable.Viewer):
         )
         self._controls: pn.Column | None = None
         self._output: pn.Column | None = None
-        self._run_button.on_click(lambda _e: self.run())
-        self._cancel_button.on_click(lambda _e: self.cancel())
+        on_click(self._run_button, lambda: self.run())
+        on_click(self._cancel_button, lambda: self.cancel())
         if self._doc is not None and getattr(self._doc, "session_context", None) is not None:
             self._doc.on_session_destroyed(lambda _ctx: self.dispose())
 

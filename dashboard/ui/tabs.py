@@ -34,6 +34,7 @@ import param
 
 from ..simulation.play import MAX_GAME_HORIZON
 from ..simulation.specs import make_spec
+from .document import on_click
 from .model import Config
 from .play import PlayView
 from .safe import escape, shorten
@@ -126,7 +127,7 @@ class PlayTab(pn.viewable.Viewer):
             css_classes=["play-new-game"],
             stylesheets=[":host .bk-btn { font-size: 16px; padding: 8px 18px; }"],
         )
-        self.new_button.on_click(lambda _e: self.new_game())
+        on_click(self.new_button, lambda: self.new_game())
         self.summary = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.notice = pn.pane.Alert(
             "", alert_type="info", visible=False, css_classes=["play-settings-notice"]
