@@ -326,29 +326,43 @@ def test_algorithm_choice_changes_regret_renderers_after_run(page, served_app):
     assert "CUCB" in legend and "SROQ-CMAB" in legend and "AROQ-CMAB" not in legend
 
 
-_CHANGE_AND_RUN_JS = """() => {
-  let choice = null, run = null;
+# change one setting from the page and click Run in the same JS turn: the click reaches the
+# server while Panel still debounces the change
+_CHANGE_AND_RUN_JS = """(change) => {
+  let choice = null, horizon = null, run = null;
   for (const m of Bokeh.documents[0].all_models) {
     const css = m.css_classes || [];
     if (css.includes('algorithm-select')) choice = m;
+    if (m.type === 'Spinner' && m.title === 'Horizon T') horizon = m;
     if (css.includes('run-button')) run = m;
   }
-  choice.value = ['CUCB', 'SROQ-CMAB'];
+  if (change === 'algorithms') choice.value = ['CUCB', 'SROQ-CMAB'];
+  else horizon.value = 700;
   run.trigger_event(new (Bokeh.require('core/bokeh_events').ButtonClick)());
   return true;
 }"""
 
 
-def test_run_clicked_while_a_change_is_pending_streams_to_done(page, served_app, server_log):
-    # a student edits a setting and clicks Run at once: the click reaches the server while
-    # Panel still debounces the change, and Panel runs it without the document lock; the
-    # run then used to start, never stream, never show "done", and log a traceback
-    # (document.on_click hands such a click to the locked next-tick callback)
+@pytest.mark.parametrize(
+    ("change", "names", "T"),
+    [
+        ("algorithms", ["CUCB", "SROQ-CMAB"], 500),
+        ("horizon", ["AROQ-CMAB", "CUCB", "SROQ-CMAB"], 700),
+    ],
+)
+def test_run_clicked_while_a_change_is_pending_streams_to_done(
+    page, served_app, server_log, change, names, T
+):
+    # a student edits a setting and clicks Run at once: Panel runs the click, and the change
+    # it applies first, without the document lock; the progress line (a plain Bokeh model)
+    # then raised '_pending_writes should be non-None', and the run started, never streamed
+    # and never showed "done" (document.on_click, DashboardApp._on_status)
     _open(page, served_app, "horizon=500&runs=1")
-    assert page.evaluate(_CHANGE_AND_RUN_JS)  # the change and the click in one JS turn
+    assert page.evaluate(_CHANGE_AND_RUN_JS, change)
     _poll(lambda: _progress(page)[2] == "done")
-    _poll(lambda: _renderers(page) == ["CUCB", "SROQ-CMAB"])  # the run used the new choice
-    assert _regret(page, "SROQ-CMAB")[1] == 500
+    assert _progress(page)[:2] == (T, T)  # the run used the new setting
+    _poll(lambda: _renderers(page) == names)
+    assert _regret(page, "CUCB")[1] == T
     assert "_pending_writes" not in server_log.read_text()
     assert page.console_errors == []
 

@@ -573,6 +573,17 @@ class _ServedDoc:
     def add_next_tick_callback(self, callback) -> None:
         self.queued.append(callback)
 
+    def run_queued(self) -> None:
+        """Run the next-tick callbacks as the server's event loop would: in order, on a
+        running loop, holding the lock (the stand-in session has no ``_pending_writes``)."""
+        import asyncio
+
+        async def loop() -> None:
+            while self.queued:
+                self.queued.pop(0)()
+
+        asyncio.run(loop())
+
 
 def _in_worker_thread(fn) -> None:
     import threading
@@ -598,19 +609,23 @@ def test_worker_thread_changes_the_document_only_in_a_next_tick_callback():
     app.__panel__().get_root(Document())
     doc = _ServedDoc()
     app._doc = doc
+    progress = app.progress_text.value
     _in_worker_thread(app.run)  # the Run handler on a --num-threads worker
     assert app.run_model.status == "running"
     regret = app.plots["regret"]
     assert regret.pipe.data is None  # nothing reached the plots (or their Range1d) yet
-    assert len(doc.queued) == 1
-    doc.queued.pop()()  # the event loop runs it, holding the document lock
+    assert app.progress_text.value == progress  # nor the progress line (a Bokeh Div)
+    # the plots' first frame and one status update (however many status changes)
+    assert len(doc.queued) == 2
+    doc.run_queued()  # the event loop runs them, holding the document lock
     assert regret.pipe.data is not None and app.x_range.end == 1_000_000
+    assert "running" in app.progress_text.value
     t_shown = regret.pipe.data.t
     _in_worker_thread(app.tick)
     assert regret.pipe.data.t == t_shown  # the frame is simulated, not yet shown
     progress = app.progress_text.value
     assert len(doc.queued) == 1
-    doc.queued.pop()()
+    doc.run_queued()
     assert regret.pipe.data.t == app.run_model.t > t_shown
     assert app.progress_text.value != progress  # the status arrives with its data
     app.dispose()

@@ -169,8 +169,7 @@ def test_the_app_sends_a_served_page_no_frame_while_two_await_their_ack():
     shown = []
     for _ in range(4):  # the page acknowledges nothing (yet)
         if app.tick():
-            while doc.queued:
-                doc.queued.pop(0)()  # the loop shows the frame under the document lock
+            doc.run_queued()  # the loop shows the frame under the document lock
             shown.append(app.frame_ack.sent_count)
     in_flight = app.frame_ack.sent_count - app.frame_ack.acked
     assert in_flight == app.frame_ack.in_flight  # run()'s first frame plus one more
@@ -192,7 +191,7 @@ def test_a_worker_threads_frame_waiting_for_the_loop_holds_back_the_next_one():
     assert app.tick() is True and len(doc.queued) == 1
     t = app.run_model.t
     assert app.tick() is False and app.run_model.t == t and len(doc.queued) == 1
-    doc.queued.pop()()  # the loop shows it: now it counts (Run's frame and this one)
+    doc.run_queued()  # the loop shows it: now it counts (Run's frame and this one)
     assert app.frame_ack.sent_count == 2 and app.tick() is False  # two await their ack
     app.frame_ack.acknowledge([2])
     assert app.tick() is True
