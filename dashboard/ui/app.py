@@ -161,7 +161,7 @@ class DashboardApp(pn.viewable.Viewer):
         self._tick_lock = threading.Lock()
         self._push_queued = False  # a worker thread's frame waits for the event loop
         self._quiet_status = False
-        self._status_queued = False  # a status update waits for the document lock
+        self._status_later = document.Deferral(lambda: self._doc, self._on_status)
         #: the session's document (None headless); Bokeh models change only on its thread
         self._doc = pn.state.curdoc
         self._sim_id: int | None = None
@@ -493,20 +493,8 @@ class DashboardApp(pn.viewable.Viewer):
     def _on_status(self, *_: Any) -> None:
         if self._quiet_status:
             return  # a worker thread's frame: the document callback shows the status
-        if document.needs_callback(self._doc):
-            # a setting changed outside the document lock (Panel applies a change that is
-            # still debounced when a click arrives, inside that click's unlocked callback; a
-            # --num-threads worker): the progress line is a plain Bokeh model, changed under
-            # the lock a tick later, once for any number of changes meanwhile
-            if not self._status_queued:
-                self._status_queued = True
-
-                def show() -> None:
-                    self._status_queued = False
-                    self._on_status()
-
-                self._in_document(show)
-            return
+        if self._status_later.deferred():
+            return  # outside the document lock: the progress line (a Bokeh Div) a tick later
         m = self.run_model
         lessons = self.lessons_view
         welcome = m.status == "idle" and not lessons.column.visible

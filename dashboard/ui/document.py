@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "Deferral",
     "bokeh_sending",
     "holds_lock",
     "in_document",
@@ -165,6 +166,34 @@ def on_click(button: Any, handler: Callable[[], Any]) -> None:
         in_document(pn.state.curdoc, handler)
 
     button.on_click(clicked)
+
+
+class Deferral:
+    """``fn`` moved under the document lock when called where it may not change the page.
+
+    :meth:`deferred` returns False where this thread may change ``doc()`` (the caller goes on
+    at once); elsewhere (a worker thread; the event loop outside the lock, e.g. a setting that
+    Panel applies inside an unlocked click, see :func:`on_click`) it schedules ``fn()`` as one
+    next-tick callback under the lock, once for any number of calls until that runs, and
+    returns True (the caller stops there)."""
+
+    def __init__(self, doc: Callable[[], Any], fn: Callable[[], Any]) -> None:
+        self._doc, self._fn = doc, fn
+        self._queued = False
+
+    def deferred(self) -> bool:
+        doc = self._doc()
+        if not needs_callback(doc):
+            return False
+        if not self._queued:
+            self._queued = True
+
+            def run() -> None:
+                self._queued = False
+                self._fn()
+
+            in_document(doc, run)
+        return True
 
 
 def run_locked(doc: Any, fn: Callable[[], Any]) -> Any:

@@ -14,7 +14,7 @@ from bokeh.util.token import generate_jwt_token, generate_session_id
 from panel.io.state import set_curdoc
 from tornado.ioloop import IOLoop
 
-from dashboard.ui.document import holds_lock, on_click
+from dashboard.ui.document import Deferral, holds_lock, on_click
 
 
 class _Context:
@@ -76,3 +76,36 @@ def test_a_click_without_a_server_runs_at_once():
     on_click(button, lambda: seen.append(1))
     button.clicks += 1
     assert seen == [1]
+
+
+def test_a_deferral_folds_calls_outside_the_lock_into_one_locked_call():
+    async def scenario() -> tuple[list[bool], list[bool], list[bool]]:
+        doc, session, div = _served_doc()
+        ran: list[bool] = []
+
+        def show() -> None:
+            if later.deferred():
+                return
+            ran.append(holds_lock(session))
+            div.text = f"shown {len(ran)}"
+
+        later = Deferral(lambda: doc, show)
+        outside = [later.deferred() for _ in range(3)]  # three status changes, no lock
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+            if ran:
+                break
+        await asyncio.sleep(0.05)  # nothing else was queued
+        inside: list[bool] = []
+        await session.with_document_locked(lambda: inside.append(later.deferred()))
+        return outside, ran, inside
+
+    outside, ran, inside = asyncio.run(scenario())
+    assert outside == [True, True, True]
+    assert ran == [True]  # one call, under the lock
+    assert inside == [False]  # under the lock: the caller goes on at once
+
+
+def test_a_deferral_without_a_server_never_defers():
+    later = Deferral(lambda: None, lambda: None)
+    assert later.deferred() is False
