@@ -12,16 +12,10 @@ from bokeh.models import Div
 from bokeh.server.session import ServerSession
 from bokeh.util.token import generate_jwt_token, generate_session_id
 from panel.io.state import set_curdoc
+from test_app import _Context
 from tornado.ioloop import IOLoop
 
 from dashboard.ui.document import Deferral, holds_lock, on_click
-
-
-class _Context:
-    """The part of a served session's context that ``document.py`` reads."""
-
-    def __init__(self, session: ServerSession) -> None:
-        self.session = session
 
 
 def _served_doc() -> tuple[Document, ServerSession, Div]:
