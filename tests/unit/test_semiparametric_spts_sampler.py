@@ -32,6 +32,7 @@ class ReferenceSPTS(BatchedSemiparametricTS):
 
     def _reset_state(self) -> None:
         super()._reset_state()
+        self.v = float(self.v[0])  # the former scalar v (one c for the whole engine)
         self._z: np.ndarray | None = None
         self._z_t0 = 0
 

@@ -227,6 +227,8 @@ class BatchedBOSE(PerRoundBatch):
     name = "BOSE"
     purpose = "elimination + update"
     randomised = True
+    #: Appendix I's c may differ per repetition (``gamma`` is then an array).
+    per_repetition = ("c",)
 
     def __init__(
         self,
@@ -275,10 +277,12 @@ class BatchedBOSE(PerRoundBatch):
             if self.lam is not None
             else 4 * d * math.log(9 * T) + 8 * math.log(4 * T / self.delta)
         )
-        self.gamma = self.c * (
-            math.sqrt(self.lam_value)
-            + math.sqrt(max(d * math.log(max(T / d, 1.0)) + math.log(T / self.delta), 0.0))
+        root = math.sqrt(self.lam_value) + math.sqrt(
+            max(d * math.log(max(T / d, 1.0)) + math.log(T / self.delta), 0.0)
         )
+        #: gamma = c (sqrt(lambda) + ...) per repetition, (R,)
+        self.gamma = np.array([c * root for c in self.constant("c")])
+        self._gamma = self.gamma[:, None, None]
         self.Gamma_inv = np.repeat((np.eye(d) / self.lam_value)[None], R, axis=0)
         self.b = np.zeros((R, d))
         self._keys = np.array(
@@ -316,7 +320,7 @@ class BatchedBOSE(PerRoundBatch):
         width -= M
         np.maximum(width, 0.0, out=width)
         np.sqrt(width, out=width)
-        width *= self.gamma
+        width *= self._gamma
         # dominated[r, i]: some j has theta^T (x_j - x_i) > gamma ||x_j - x_i||_{Gamma^-1}
         diff = m[:, None, :] - m[:, :, None]
         dominated = (diff > width).any(axis=2)
@@ -451,7 +455,7 @@ class BOSE(Policy):
         single_reset(self, env, horizon)
         e = self._engine
         self.X, self.K, self.d = e.X, e.K, e.d
-        self.lam_value, self.gamma = e.lam_value, e.gamma
+        self.lam_value, self.gamma = e.lam_value, float(e.gamma[0])
 
     @property
     def Gamma_inv(self) -> np.ndarray:

@@ -9,12 +9,12 @@ exactly the numbers of one batched run.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ...base import ExpensiveLog, Policy, PolicyEvent
+from ...base import ExpensiveLog, Policy, PolicyEvent, validate_positive
 from ..shifts import ShiftContext
 
 __all__ = ["WINDOW_VALUES", "PerRoundBatch", "single_advance", "single_reset"]
@@ -59,6 +59,10 @@ class PerRoundBatch:
     purpose: ClassVar[str] = ""
     #: Whether the learner randomises (passes ``p_t`` to an adaptive shift) or not.
     randomised: ClassVar[bool] = True
+    #: Constants (positive reals) that may differ between the repetitions of one batch, set by
+    #: :meth:`reset`'s ``constants``: runs that differ only in them (and the shift) share one
+    #: engine (``simulation/shared_batch.py``: Appendix I's four values of ``c``).
+    per_repetition: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.t = 0
@@ -68,9 +72,15 @@ class PerRoundBatch:
         self.cum_regret = np.zeros(0)
         self.logs: list[ExpensiveLog] = []
         self.events: list[list[PolicyEvent]] = []
+        self._constants: dict[str, list[float]] = {}
 
     # ------------------------------------------------------------------ lifecycle
-    def reset(self, envs: Sequence[Any], horizon: int) -> None:
+    def reset(
+        self,
+        envs: Sequence[Any],
+        horizon: int,
+        constants: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
         """Start ``len(envs)`` repetitions of ``horizon`` rounds.
 
         Parameters
@@ -80,6 +90,11 @@ class PerRoundBatch:
             normally differ by repetition number ``rep``.
         horizon : int
             T >= 1.
+        constants : mapping, optional
+            Per repetition, the value of a constant of :attr:`per_repetition` (one value per
+            environment, in order), instead of the engine's own for all: repetition ``r``
+            then computes exactly what an engine constructed with ``constants[name][r]``
+            computes for it.
         """
         envs = list(envs)
         if not envs:
@@ -99,6 +114,7 @@ class PerRoundBatch:
                     f"environment rep={e.rep} has already played {e.t_played} rounds; "
                     "reset needs fresh environments"
                 )
+        self._constants = self._check_constants(constants, len(envs))
         self.envs = envs
         self.horizon = T
         self.R = R = len(envs)
@@ -120,6 +136,31 @@ class PerRoundBatch:
         self._noise_t0 = 0
         self._cache_t = -1
         self._reset_state()
+
+    def _check_constants(
+        self, constants: Mapping[str, Sequence[float]] | None, R: int
+    ) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for name, values in (constants or {}).items():
+            if name not in self.per_repetition:
+                allowed = ", ".join(self.per_repetition) or "none"
+                raise ValueError(
+                    f"{type(self).__name__} cannot vary {name!r} between repetitions "
+                    f"(allowed: {allowed})"
+                )
+            values = list(values)
+            if len(values) != R:
+                raise ValueError(
+                    f"constants[{name!r}] has {len(values)} values for {R} environments"
+                )
+            out[name] = [validate_positive(name, v) for v in values]
+        return out
+
+    def constant(self, name: str) -> list[float]:
+        """Per repetition, the value of constant ``name`` (:attr:`per_repetition`): those
+        given to :meth:`reset`, else the engine's own for every repetition."""
+        values = self._constants.get(name)
+        return list(values) if values is not None else [getattr(self, name)] * self.R
 
     def _reset_state(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -132,6 +132,9 @@ class BatchedSemiparametricTS(PerRoundBatch):
     name = "SP-TS"
     purpose = "posterior sample + MC probabilities"
     randomised = True
+    #: Appendix I's c may differ per repetition (``v`` is then an array): the streams do not
+    #: depend on it, so one engine over the four values of c draws each window once.
+    per_repetition = ("c",)
     #: Arg-maxima from table normals, certified, exact recomputation where not (the same
     #: numbers either way; ``False`` runs the exact computation for every repetition).
     certify: bool = True
@@ -147,7 +150,10 @@ class BatchedSemiparametricTS(PerRoundBatch):
 
     def _reset_state(self) -> None:
         R, d = self.R, self.d
-        self.v = self.c * math.sqrt(d * math.log(max(self.horizon, 2)))
+        root = math.sqrt(d * math.log(max(self.horizon, 2)))
+        #: v = c sqrt(d log T) per repetition, (R,) (each the float the scalar formula gives)
+        self.v = np.array([c * root for c in self.constant("c")])
+        self._inv_v = (1.0 / self.v)[:, None, None]
         self.B = np.repeat(np.eye(d)[None], R, axis=0)
         self.y = np.zeros((R, d))
         keys = np.array(
@@ -173,7 +179,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._u_t0 = 0
         self.recomputed = 0
         self._XT = np.ascontiguousarray(self.X.T)
-        self._vX = self.v * self.X
+        self._vX = self.v[:, None, None] * self.X  # (R, K, d)
         self._offsets = (np.arange(R, dtype=np.int64) * self.K)[:, None]
         self._norms = feature_norms(self.X)
         # certified scores from per-repetition triangular inverses at d >= TRIANGULAR_MIN_D
@@ -270,7 +276,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
             # K scores per draw (v folded into X once per run; the same scores up to
             # rounding, inside the certificate's slack)
             w = np.matmul(tri, y)
-            w *= 1.0 / self.v
+            w *= self._inv_v
             MT = np.matmul(self._vX, tri.transpose(0, 2, 1), out=self._MT)
             scores = self._round_scores(self.t + 1, MT)  # (R, K, S)
             scores += MT @ w  # (R, K, 1): the posterior means' scores, every draw
@@ -295,7 +301,8 @@ class BatchedSemiparametricTS(PerRoundBatch):
             # (the gufunc treats each factor on its own: the same numbers for a subset)
             L_inv = np.tril(inv_L[redo] if inv_L is not None else stacked_inverse(L[redo]))
             mu_hat = (np.swapaxes(L_inv, 1, 2) @ (L_inv @ y[redo]))[:, :, 0]
-            draws = mu_hat[:, None, :] + self.v * (ndtri(u[self._rows(redo)]) @ L_inv)
+            v = self.v[redo][:, None, None]
+            draws = mu_hat[:, None, :] + v * (ndtri(u[self._rows(redo)]) @ L_inv)
             best = np.argmax(draws @ self._XT, axis=2)  # (redo, n_mc + 1)
             a[redo] = best[:, 0]
             n = redo.size
@@ -363,7 +370,7 @@ class SemiparametricTS(Policy):
         """Start a run of ``horizon`` rounds on ``env``."""
         single_reset(self, env, horizon)
         e = self._engine
-        self.X, self.K, self.d, self.v = e.X, e.K, e.d, e.v
+        self.X, self.K, self.d, self.v = e.X, e.K, e.d, float(e.v[0])
 
     @property
     def B(self) -> np.ndarray:
