@@ -494,7 +494,7 @@ def run_shared(horizon: int = 3000, repeats: int = 2) -> dict[str, Any]:
     for problem, spec, algorithms, T, runs, seed, params in _semi_regret_panels(horizon):
         job = panel_job(problem, spec, algorithms, T, runs, seed, params=params)
         sweeps.append(job.sweep)
-    alone = lambda tasks, workers=1: [[i] for i in range(len(tasks))]  # noqa: E731
+    alone = lambda tasks, workers=1: [([i], t[3]) for i, t in enumerate(tasks)]  # noqa: E731
     sweep.run_sweeps(sweeps, scheduler="inprocess")  # imports and caches outside the clock
     import contextlib
 

@@ -1,4 +1,4 @@
-"""Sweep tasks that differ only by the shift, run as one batch (issue 9, ``reproduce``).
+"""Sweep tasks that differ only by the shift or c, run as one batch (issue 9, ``reproduce``).
 
 ``semi-regret`` runs each per-round baseline (BOSE, SP-TS, ...) on two panels per instance
 that differ only in the shift ``nu_t``: the same features ``X``, seed, horizon, constants and
@@ -8,7 +8,11 @@ same whatever the batch, so one engine over both panels' environments gives each
 exactly the numbers of its own panel's run, at a fraction of the per-round Python and numpy
 call overhead; SP-TS's repetitions of one stream (rep ``r`` of each panel) also share their
 draws (measured for SP-TS at R = 10 + 10 vs two batches of 10: 1.24-1.39x at d = 5, K = 10;
-1.2-1.33x at d = 20, K = 30).
+1.2-1.33x at d = 20, K = 30).  Appendix I's tuning (``reproduce --tune``) runs BOSE and SP-TS
+with four values of c: their engines take c per repetition (``per_repetition``), so the four
+values run as one batch too, SP-TS's draws shared by all eight rows of a stream (measured at
+R = 80 against four tasks of 20 over the same streams: 1.4x at d = 20, K = 30 and 1.5-1.8x at
+d = 5, K = 10; BOSE 1.05x and 2.0x).
 
 :func:`run_shared_task` builds each unit's :class:`~.runner.Simulation` exactly as a task
 run alone (:func:`run_alone`, which is :func:`~.sweep.run_task`), replaces their engines by
@@ -16,14 +20,15 @@ slices of one engine over all their environments, advances the simulations in lo
 their common time grid and returns one record per unit; wall and oracle seconds are shared
 equally among all repetitions (as a batched engine shares them among its own).
 :func:`merge_plan` decides which tasks to merge: only tasks whose combined estimated cost
-stays within the longest task's or the ideal time per worker, so a merged task does not
-become the pool's critical path.
+stays within the longest task's or the ideal time per worker, and a long merged task is cut
+by repetitions among the workers, so a merged task does not become the pool's critical path.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +42,8 @@ _SHIFT_FIELDS = ("shift", "magnitude")
 
 def merge_key(unit: dict[str, Any], reps: Sequence[int]) -> str | None:
     """A key shared by the tasks that can run as one batch, or None: semiparametric units of
-    an algorithm with a per-round batched engine, equal but for the shift fields."""
+    an algorithm with a per-round batched engine, equal but for the shift fields and the
+    constants that engine takes per repetition (its ``per_repetition``: Appendix I's c)."""
     if unit.get("problem") != "semiparametric":
         return None
     from ..algorithms.registry import algorithm_info
@@ -50,37 +56,89 @@ def merge_key(unit: dict[str, Any], reps: Sequence[int]) -> str | None:
     if batched is None or not issubclass(batched, PerRoundBatch):
         return None
     rest = {k: v for k, v in unit.items() if k != "spec"}
+    varying = batched.per_repetition
+    rest["params"] = {k: v for k, v in (unit.get("params") or {}).items() if k not in varying}
     spec_rest = {k: v for k, v in unit["spec"].items() if k not in _SHIFT_FIELDS}
     return json.dumps([rest, spec_rest, list(reps)], sort_keys=True, default=repr)
 
 
+#: A merged task is cut by repetitions (every unit, a block of the repetitions: the pieces
+#: still share their streams across units) only into pieces of at least this many engine
+#: rows (units x repetitions): below it the per-round call overhead is shared by too few
+#: rows (SP-TS at d = 20, K = 30: a pair of panels of 10 repetitions as two halves costs
+#: 1.12x one task of 20 rows; 4 values of c x 2 panels as two halves of 40 rows, 1.0x).
+MIN_PIECE_ROWS = 32
+
+
 def merge_plan(
     tasks: Sequence[tuple[float, Any, dict[str, Any], list[int]]], workers: int = 1
-) -> list[list[int]]:
-    """Indices of ``tasks`` (``(seconds, priority, unit, reps)``) grouped into merged tasks, in
-    the order of each group's first task; only tasks of one priority merge, and a group's
-    estimated seconds (the sum) stay within the longest single task's or the ideal time per
-    worker (all tasks' seconds / ``workers``), whichever is larger: a merged task never
-    becomes longer than the pool would take anyway."""
+) -> list[tuple[list[int], list[int]]]:
+    """Merged tasks, as ``(indices, reps)``: indices of ``tasks`` (``(seconds, priority,
+    unit, reps)``) run as one batch on the repetitions ``reps``, in the order of each
+    group's first task.
+
+    Tasks of one priority and one :func:`merge_key` form a group.  No merged task is
+    estimated longer (its share of the group's seconds) than the longest single task or the
+    ideal time per worker (all tasks' seconds / ``workers``), whichever is larger: a merged
+    task never becomes longer than the pool would take anyway.  A group is cut by
+    repetitions (every unit, a block of the repetitions: the pieces still share their
+    streams across units) into pieces of at least :data:`MIN_PIECE_ROWS` rows, as many as
+    that bound needs and, for a group longer than half the ideal time per worker, up to
+    ``workers`` so that the workers share it (Appendix I's four values of c over two panels
+    form one group of 80 rows: SP-TS at d = 20 would otherwise be one task as long as all
+    the others together).  Where pieces that large cannot respect the bound, the group is
+    cut by units instead, in order, each part within the bound."""
     if not tasks:
         return []
-    longest = max(max(task[0] for task in tasks), sum(task[0] for task in tasks) / workers)
+    total = sum(task[0] for task in tasks)
+    longest = max(max(task[0] for task in tasks), total / workers)
     groups: list[list[int]] = []
-    open_group: dict[str, int] = {}  # key -> index in groups of the group still filling
-    cost: list[float] = []
-    for i, (seconds, priority, unit, reps) in enumerate(tasks):
+    by_key: dict[str, int] = {}  # key -> index in groups
+    for i, (_, priority, unit, reps) in enumerate(tasks):
         key = merge_key(unit, reps)
-        key = None if key is None else f"{priority!r} {key}"
-        g = open_group.get(key) if key is not None else None
-        if g is not None and cost[g] + seconds <= longest:
-            groups[g].append(i)
-            cost[g] += seconds
+        if key is None:
+            groups.append([i])
             continue
-        groups.append([i])
-        cost.append(seconds)
-        if key is not None:
-            open_group[key] = len(groups) - 1
-    return groups
+        key = f"{priority!r} {key}"
+        if key in by_key:
+            groups[by_key[key]].append(i)
+        else:
+            by_key[key] = len(groups)
+            groups.append([i])
+    plan: list[tuple[list[int], list[int]]] = []
+    for group in groups:
+        seconds = sum(tasks[i][0] for i in group)
+        reps = list(tasks[group[0]][3])
+        n = len(reps)
+        wanted = workers if len(group) > 1 and seconds > total / workers / 2 else 1
+        limit = max(1, min(len(group) * n // MIN_PIECE_ROWS, n))
+        # the fewest pieces from min(wanted, limit) whose largest (ceil(n / k) repetitions)
+        # is within the bound
+        pieces = next(
+            (
+                k
+                for k in range(min(wanted, limit), limit + 1)
+                if math.ceil(n / k) * seconds / n <= longest * (1 + 1e-12)
+            ),
+            None,
+        )
+        if pieces is not None:
+            for block in np.array_split(np.asarray(reps, dtype=np.int64), pieces):
+                plan.append((group, block.tolist()))
+            continue
+        part: list[int] = []  # cut by units: consecutive parts within the bound
+        cost = 0.0
+        for i in group:
+            if part and cost + tasks[i][0] > longest:
+                plan.append((part, reps))
+                part, cost = [], 0.0
+            part.append(i)
+            cost += tasks[i][0]
+        plan.append((part, reps))
+    # longest first as ``tasks`` are: by each merged task's first index (stable: a group's
+    # pieces stay together)
+    plan.sort(key=lambda entry: entry[0][0])
+    return plan
 
 
 def make_simulation(unit: dict[str, Any], reps: Sequence[int]) -> Any:
@@ -155,8 +213,14 @@ def run_shared_task(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> lis
             return [run_alone(u, reps) for u in units]
         envs = [e for g in groups for e in g.envs]
         engine = groups[0].batched
+        # the constants the engine takes per repetition, each unit's own (merge_key: the
+        # units agree on every other constant)
+        constants = {
+            name: [getattr(g.batched, name) for g in groups for _ in g.envs]
+            for name in getattr(engine, "per_repetition", ())
+        }
         try:
-            engine.reset(envs, sims[0].horizon)
+            engine.reset(envs, sims[0].horizon, constants=constants or None)
         except ValueError:  # not one feature matrix: no shared engine
             return [run_alone(u, reps) for u in units]
         lo = 0

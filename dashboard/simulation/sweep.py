@@ -186,16 +186,33 @@ def run_sweeps(
                 tasks.append((_task_seconds(unit, len(reps)), i, u, reps))
     # stable: ties keep the sweeps' order
     tasks.sort(key=lambda task: (prio[task[1]], -task[0]))
+    # tasks that differ only in the shift or a per-repetition constant (Appendix I's c) run
+    # as one batch where that does not make a task longer than the pool's ideal time per
+    # worker, a long one cut by repetitions (shared_batch.py); one task: run_task
+    plan = merge_plan(
+        [(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks], n_workers
+    )
+    merged = [
+        (
+            [sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks],
+            reps,
+            [(tasks[k][1], tasks[k][2]) for k in ks],
+        )
+        for ks, reps in plan
+    ]
+    # one record per unit of each merged task (a task cut by repetitions: one per piece)
     left = [0] * len(sweeps)
-    for task in tasks:
-        left[task[1]] += 1
+    for _, _, tags in merged:
+        for i, _ in tags:
+            left[i] += 1
+    tasks_run = list(left)
 
     def result(i: int) -> SweepResult:
         rows = collectors[i].rows
         return SweepResult(
             sweeps[i],
             [rows[k] for k in sorted(rows)],
-            tasks_run=sum(1 for task in tasks if task[1] == i),
+            tasks_run=tasks_run[i],
         )
 
     def finish(tag: tuple[int, str], rec: dict[str, Any]) -> None:
@@ -212,19 +229,6 @@ def run_sweeps(
         for i in sorted(range(len(sweeps)), key=lambda i: prio[i]):
             if left[i] == 0:
                 on_sweep(i, result(i))
-    # tasks that differ only in the shift run as one batch where that does not make a task
-    # longer than the pool's ideal time per worker (shared_batch.py); one task: run_task
-    plan = merge_plan(
-        [(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks], n_workers
-    )
-    merged = [
-        (
-            [sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks],
-            tasks[ks[0]][3],
-            [(tasks[k][1], tasks[k][2]) for k in ks],
-        )
-        for ks in plan
-    ]
     if inprocess:
         for units, reps, tags in merged:
             finish_all(tags, run_tasks(units, reps))  # (one task: run_task)

@@ -196,6 +196,40 @@ def test_pooled_panels_on_the_cluster_equal_separate_panels(client):
             assert_same_numbers(run.result, alone.result)
 
 
+def test_tuning_batched_over_c_and_cut_by_repetitions_equals_separate_runs(client, monkeypatch):
+    """Appendix I's four values of c run as one engine per algorithm (shared_batch.py), the
+    SP-TS group of 4 c x 2 panels x 8 repetitions cut by repetitions between the 2 workers:
+    every panel's numbers and choices are those of unmerged tasks run in process."""
+    from dashboard.simulation import sweep as sweep_mod
+    from dashboard.simulation.tuning import panel_job, run_panels
+
+    algs = tune = ("BOSE", "SP-TS")
+    args = [
+        ("semiparametric", {"d": 3, "K": 5, "shift": s}, algs, 120, 8, 2) for s in ("log", "sine")
+    ]
+    plans = []
+    real = sweep_mod.merge_plan
+
+    def spy(tasks, workers=1):
+        plans.append(real(tasks, workers))
+        return plans[-1]
+
+    monkeypatch.setattr(sweep_mod, "merge_plan", spy)
+    pooled = run_panels([panel_job(*a, tune=tune) for a in args], client=client)
+    (plan,) = plans
+    groups = [tuple(g) for g, _ in plan]
+    cut = [g for g in set(groups) if groups.count(g) > 1]
+    assert cut and all(len(g) == 8 for g in cut)  # 4 c x 2 panels, in pieces
+    assert all(len(g) == 8 for g in groups)  # BOSE: one task over its 4 c x 2 panels
+    monkeypatch.setattr(
+        sweep_mod, "merge_plan", lambda tasks, w=1: [([i], t[3]) for i, t in enumerate(tasks)]
+    )
+    alone = run_panels([panel_job(*a, tune=tune) for a in args], scheduler="inprocess")
+    for there, here in zip(pooled, alone):
+        assert there.chosen == here.chosen and there.regret_by_c == here.regret_by_c
+        assert_same_numbers(there.result, here.result)
+
+
 def test_a_served_class_embedded_cluster_is_reused_by_sweeps(sweep_and_reference, monkeypatch):
     """``serve`` starts the embedded cluster and exports its address in the environment; a
     sweep (or any later get_client()) must reuse that client, not close the cluster."""
