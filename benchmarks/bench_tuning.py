@@ -49,6 +49,7 @@ def _jobs(horizon: int, only: tuple[str, int] | None = None) -> list[Any]:
             if spec.get("d") != only[1]:
                 continue
             algs = [only[0]]
+            params = {k: v for k, v in params.items() if k.lower() == only[0].lower()}
         tune = tuple(a for a in fig.tuned if a in algs)
         jobs.append(panel_job(problem, spec, algs, horizon, 10, 0, params=params, tune=tune))
     return jobs
