@@ -214,13 +214,15 @@ def run_shared_task(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> lis
         envs = [e for g in groups for e in g.envs]
         engine = groups[0].batched
         # the constants the engine takes per repetition, each unit's own (merge_key: the
-        # units agree on every other constant)
+        # units agree on every other constant); none: the plain call (an engine of a plug-in
+        # may override reset(envs, horizon) without them)
         constants = {
             name: [getattr(g.batched, name) for g in groups for _ in g.envs]
             for name in getattr(engine, "per_repetition", ())
         }
+        extra = {"constants": constants} if constants else {}
         try:
-            engine.reset(envs, sims[0].horizon, constants=constants or None)
+            engine.reset(envs, sims[0].horizon, **extra)
         except ValueError:  # not one feature matrix: no shared engine
             return [run_alone(u, reps) for u in units]
         lo = 0

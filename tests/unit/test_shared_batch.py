@@ -238,3 +238,37 @@ def test_appendix_i_tuning_of_semi_regret_gives_the_same_rows_merged_or_per_c():
     spec.loader.exec_module(bench)
     got = bench.compare(bench._jobs(30), repeats=1)
     assert got["identical"] is True
+
+
+def test_a_plugin_engine_whose_reset_takes_no_constants_still_shares(monkeypatch):
+    """An engine without per-repetition constants is reset with the plain call, so a
+    plug-in's engine that overrides ``reset(envs, horizon)`` merges as before."""
+    import dataclasses
+
+    from dashboard.algorithms import registry
+    from dashboard.algorithms.semiparametric.policies.linear_foils import BatchedLinUCB, LinUCB
+
+    class PlainBatch(BatchedLinUCB):
+        def reset(self, envs, horizon):  # the former signature
+            super().reset(envs, horizon)
+
+    class PlainLinUCB(LinUCB):
+        declaration = dataclasses.replace(
+            LinUCB.declaration, name="Plain-LinUCB", batched=PlainBatch
+        )
+
+    registry.register_algorithm(PlainLinUCB)
+    try:
+        units = [_unit("Plain-LinUCB", s) for s in ("sine", "log")]
+        assert merge_key(units[0], [0]) == merge_key(units[1], [0])
+        calls = []
+        monkeypatch.setattr(
+            PlainBatch,
+            "reset",
+            lambda self, e, T: calls.append(len(e)) or BatchedLinUCB.reset(self, e, T),
+        )
+        shared = [_numbers(r) for r in run_shared_task(units, [0, 1])]
+        assert calls[-1] == 4  # then one engine over both units' repetitions
+        assert shared == [_numbers(run_task(u, [0, 1])) for u in units]
+    finally:
+        registry.unregister_algorithm("Plain-LinUCB")
