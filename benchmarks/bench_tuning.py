@@ -30,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_batched's panels
+
+from bench_batched import _semi_regret_panels
 
 from dashboard.simulation import shared_batch, sweep
 from dashboard.simulation.figures import get_figure
@@ -38,20 +41,16 @@ from dashboard.simulation.tuning import panel_job
 
 def _jobs(horizon: int, only: tuple[str, int] | None = None) -> list[Any]:
     """semi-regret's tuned panel sweeps (``only``: one algorithm at one d)."""
-    fig = get_figure("semi-regret")
+    tuned = get_figure("semi-regret").tuned
     jobs = []
-    for panel in fig.panels:
-        spec = dict(panel.spec)
-        problem = spec.pop("problem")
-        params = {k: dict(v) for k, v in panel.params.items()}
-        algs = list(panel.algorithms)
+    for problem, spec, algs, T, runs, seed, params in _semi_regret_panels(horizon):
         if only is not None:
             if spec.get("d") != only[1]:
                 continue
             algs = [only[0]]
             params = {k: v for k, v in params.items() if k.lower() == only[0].lower()}
-        tune = tuple(a for a in fig.tuned if a in algs)
-        jobs.append(panel_job(problem, spec, algs, horizon, 10, 0, params=params, tune=tune))
+        tune = tuple(a for a in tuned if a in algs)
+        jobs.append(panel_job(problem, spec, algs, T, runs, seed, params=params, tune=tune))
     return jobs
 
 
