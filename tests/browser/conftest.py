@@ -82,8 +82,11 @@ def artifacts() -> Path:
 
 @pytest.fixture(scope="module")
 def server_log(request) -> Path:
-    """The served process's stdout + stderr of this test module (one file per module)."""
-    return ARTIFACTS / f"panel-serve-{request.module.__name__.rsplit('.', 1)[-1]}.log"
+    """The served process's stdout + stderr of this test module (one file per module, and per
+    pytest-xdist worker: two servers never write one file, whatever xdist's scheduling)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    name = request.module.__name__.rsplit(".", 1)[-1] + (f"-{worker}" if worker else "")
+    return ARTIFACTS / f"panel-serve-{name}.log"
 
 
 @pytest.fixture(scope="module")
