@@ -133,7 +133,14 @@ def test_pages_closed_mid_run_leave_no_traceback(chromium, served_app, server_lo
     finally:
         context.close()
     # the fixture's server drops sessions unused for 0.5 s: wait until all of them are destroyed
-    _poll(lambda: server_log.read_text().count(closed) >= before + PAGES, timeout=60)
+    try:
+        _poll(lambda: server_log.read_text().count(closed) >= before + PAGES, timeout=60)
+    except AssertionError:
+        tail = "\n".join(server_log.read_text().splitlines()[-30:])
+        raise AssertionError(
+            f"the server logged {server_log.read_text().count(closed) - before} of {PAGES} "
+            f"closed sockets within 60 s; the end of {server_log.name}:\n{tail}"
+        ) from None
     time.sleep(3)  # a few more periodic callbacks would have pushed to the closed sockets
     text = server_log.read_text()
     problems = [line for line in text.splitlines() if any(p in line for p in LOG_PROBLEMS)]
