@@ -19,6 +19,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest runs without xdist too
 def pytest_xdist_node_collection_finished(node, ids):
     """Stop, with a clear message, when xdist would spread the browser tests over workers.
 
@@ -28,7 +29,7 @@ def pytest_xdist_node_collection_finished(node, ids):
     failed on the garbled log.  Hence the pin ``pytest<9.2`` in pyproject.toml, and this check
     (on xdist's controller), which makes the failure a clear one if the pin is lifted before
     xdist is fixed."""
-    if not node.config.getvalue("dist") == "loadgroup":
+    if node.config.getvalue("dist") != "loadgroup":
         return
     suffix = "@" + BROWSER_GROUP
     lost = [i for i in ids if i.startswith(BROWSER_TESTS) and not i.endswith(suffix)]
