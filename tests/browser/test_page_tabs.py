@@ -51,7 +51,16 @@ def test_sweep_tab_runs_a_tiny_grid_to_completion(page, served_app, artifacts) -
     assert not page.locator(".run-button button").is_visible()  # the sidebar is the sweep's
     _fill(page.locator(".sweep-values input"), "200, 400")
     page.locator(".sweep-run-button button").click()
-    status = _poll(lambda: "done" in (s := _text(page, "sweep-status")) and s, WAIT_MS / 1000)
+    try:
+        status = _poll(lambda: "done" in (s := _text(page, "sweep-status")) and s, WAIT_MS / 1000)
+    except AssertionError:
+        page.screenshot(path=str(artifacts / "tab-sweep-failed.png"), full_page=True)
+        raise AssertionError(
+            f"no 'done' within {WAIT_MS / 1000:.0f} s: status {_text(page, 'sweep-status')!r}, "
+            f"notice {_text(page, 'sweep-notice')!r}, values "
+            f"{page.locator('.sweep-values input').input_value()!r}, run button enabled "
+            f"{page.locator('.sweep-run-button button').is_enabled()}"
+        ) from None
     assert "done: 2 points" in status
     grid = _text(page, "sweep-grid")
     assert "200" in grid and "400" in grid and "…" not in grid
