@@ -26,6 +26,7 @@ __all__ = [
     "periodic",
     "run_locked",
     "served",
+    "session_ended",
 ]
 
 
@@ -44,6 +45,13 @@ def page_connected(doc: Any) -> bool:
     """False once a served page's socket closed (or its session ended); always True without
     a server, and while a session is being created."""
     return _session(doc) is None or page_opened(doc)
+
+
+def session_ended(doc: Any) -> bool:
+    """Whether ``doc``'s served session has been destroyed (its page closed for good); False
+    headless."""
+    session = _session(doc)
+    return session is not None and session.destroyed
 
 
 def page_opened(doc: Any) -> bool:
@@ -135,16 +143,51 @@ def needs_callback(doc: Any) -> bool:
     return session is not None and not session.destroyed and not holds_lock(session)
 
 
+def _io_loop(doc: Any) -> Any:
+    """The Tornado loop of ``doc``'s server (None without one)."""
+    try:
+        return doc.session_context.server_context.application_context.io_loop
+    except AttributeError:
+        return None
+
+
+def _on_loop(loop: Any) -> bool:
+    """Whether this thread runs ``loop`` (a Tornado ``IOLoop``)."""
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return running is getattr(loop, "asyncio_loop", None)
+
+
+def _add_next_tick(doc: Any, change: Callable[[], None]) -> None:
+    """``doc.add_next_tick_callback(change)``; dropped if the session has ended meanwhile."""
+    if session_ended(doc):
+        return
+    try:
+        doc.add_next_tick_callback(change)
+    except RuntimeError:  # "already-destroyed Document": the page is gone
+        pass
+
+
 def in_document(doc: Any, change: Callable[[], None]) -> None:
     """Run ``change`` now if this thread may change ``doc``, else as a next-tick callback (on
-    the event loop, under the document lock); dropped if the session has ended."""
+    the event loop, under the document lock); dropped if the session has ended.
+
+    A worker thread does not call ``doc.add_next_tick_callback`` itself: that call reads and
+    appends to the document's held events when the loop holds the document
+    (``pn.io.hold``), and Bokeh's ``unhold`` on the loop swaps that list out unlocked, so an
+    event appended in between is lost and ``change`` never runs (a sweep whose "done" never
+    reached the page, once in a loaded test run).  The thread hands the call to the loop
+    with Tornado's thread-safe ``add_callback`` instead; changes keep their order."""
     if not needs_callback(doc):
         change()
         return
-    session = _session(doc)
-    if session is not None and session.destroyed:
-        return
-    doc.add_next_tick_callback(change)
+    loop = _io_loop(doc)
+    if loop is None or _on_loop(loop):
+        _add_next_tick(doc, change)
+    elif not session_ended(doc):
+        loop.add_callback(_add_next_tick, doc, change)
 
 
 def on_click(button: Any, handler: Callable[[], Any]) -> None:

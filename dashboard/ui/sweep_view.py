@@ -5,9 +5,9 @@ any work, errors shown as an escaped inline notice), then runs it on the Dask cl
 (:func:`~dashboard.simulation.sweep.run_sweep`: a shared local cluster, the cluster named by
 ``$BANDIT_DASHBOARD_SCHEDULER``, or in-process for tiny sweeps) from a background thread, so the
 server's event loop never waits for work.  Each finished task reports progress; the updates are
-handed to the session's document with ``add_next_tick_callback`` (applied directly when there
-is no served document, e.g. in tests and notebooks).  Cancel (or closing the session) cancels
-the pending tasks.
+handed to the session's event loop (:func:`~dashboard.ui.document.in_document`, thread-safe;
+applied directly when there is no served document, e.g. in tests and notebooks).  Cancel (or
+closing the session) cancels the pending tasks.
 
 Plots: the chosen metric (final regret, oracle queries or adaptivity) against the first swept
 field, mean over repetitions with a +-1 sd band, one line per algorithm (and per value of the
@@ -36,7 +36,7 @@ import param
 
 from ..simulation import catalogue
 from ..simulation.sweep import GRID_FIELDS, SweepProgress, SweepResult, make_sweep, run_sweep
-from .document import on_click
+from .document import in_document, on_click, served, session_ended
 from .safe import escape
 
 __all__ = ["METRICS", "SweepView", "parse_values", "sweep_plot"]
@@ -320,13 +320,14 @@ class SweepView(pn.viewable.Viewer):
         self._schedule(self._on_done, res)
 
     def _schedule(self, fn: Any, arg: Any) -> None:
-        """Apply an update on the session's event loop (directly when there is none)."""
+        """Apply an update on the session's event loop (directly when there is none), handed
+        over thread-safely (:func:`~dashboard.ui.document.in_document`)."""
         doc = self._doc
-        if doc is not None and getattr(doc, "session_context", None) is not None:
-            try:
-                doc.add_next_tick_callback(lambda: fn(arg))
-            except Exception:  # the session is gone (closed tab): nothing left to update
+        if doc is not None and served(doc):
+            if session_ended(doc):  # the tab closed: nothing left to update
                 self._cancel.set()
+                return
+            in_document(doc, lambda: fn(arg))
         else:
             fn(arg)
 

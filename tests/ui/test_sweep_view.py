@@ -175,25 +175,17 @@ def test_open_a_saved_sweep_file(tmp_path):
 
 
 def test_updates_go_through_the_session_loop_and_stop_when_it_is_gone():
-    class Doc:
-        session_context = object()
-
-        def __init__(self):
-            self.callbacks = []
-            self.closed = False
-
-        def add_next_tick_callback(self, cb):
-            if self.closed:
-                raise RuntimeError("session destroyed")
-            self.callbacks.append(cb)
+    from test_app import _ServedDoc
 
     view = _view()
-    doc = view._doc = Doc()
+    doc = view._doc = _ServedDoc()
     applied = []
-    view._schedule(applied.append, 1)
-    assert applied == [] and len(doc.callbacks) == 1  # not applied from the worker thread
-    doc.callbacks[0]()
+    worker = threading.Thread(target=lambda: view._schedule(applied.append, 1))
+    worker.start()
+    worker.join()
+    assert applied == [] and len(doc.queued) == 1  # not applied from the worker thread
+    doc.run_queued()
     assert applied == [1]
-    doc.closed = True
+    doc.session_context.session.destroyed = True  # the tab closed
     view._schedule(applied.append, 2)  # no exception escapes the worker thread
-    assert applied == [1] and view._cancel.is_set()
+    assert applied == [1] and doc.queued == [] and view._cancel.is_set()
