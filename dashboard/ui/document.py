@@ -48,8 +48,9 @@ def page_connected(doc: Any) -> bool:
 
 
 def session_ended(doc: Any) -> bool:
-    """Whether ``doc``'s served session has been destroyed (its page closed for good); False
-    headless."""
+    """Whether ``doc``'s served session has been destroyed (its page closed for good).  Bokeh
+    then clears the document's ``session_context``: a document that was served and is no
+    longer (:func:`served`) has ended too."""
     session = _session(doc)
     return session is not None and session.destroyed
 
@@ -161,8 +162,9 @@ def _on_loop(loop: Any) -> bool:
 
 
 def _add_next_tick(doc: Any, change: Callable[[], None]) -> None:
-    """``doc.add_next_tick_callback(change)``; dropped if the session has ended meanwhile."""
-    if session_ended(doc):
+    """``doc.add_next_tick_callback(change)`` for a served ``doc``; dropped if its session
+    has ended meanwhile (destroyed, or its context already cleared)."""
+    if not served(doc) or session_ended(doc):
         return
     try:
         doc.add_next_tick_callback(change)

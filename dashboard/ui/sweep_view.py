@@ -199,6 +199,7 @@ class SweepView(pn.viewable.Viewer):
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._doc = pn.state.curdoc if pn.state.curdoc is not None else None
+        self._served = self._doc is not None and served(self._doc)  # (stays so once ended)
         self.result: SweepResult | None = None
         self._axes: tuple[str, str | None] | None = None  # plotted (x, group) of the result
         self._update_choices()
@@ -323,8 +324,8 @@ class SweepView(pn.viewable.Viewer):
         """Apply an update on the session's event loop (directly when there is none), handed
         over thread-safely (:func:`~dashboard.ui.document.in_document`)."""
         doc = self._doc
-        if doc is not None and served(doc):
-            if session_ended(doc):  # the tab closed: nothing left to update
+        if self._served:
+            if not served(doc) or session_ended(doc):  # the tab closed: nothing to update
                 self._cancel.set()
                 return
             in_document(doc, lambda: fn(arg))

@@ -13,6 +13,7 @@ import time
 from types import SimpleNamespace
 
 from bokeh.document import Document
+from bokeh.io import curdoc
 from bokeh.models import Div
 from bokeh.server.session import ServerSession
 from bokeh.util.token import generate_jwt_token, generate_session_id
@@ -105,3 +106,4 @@ def test_a_change_for_a_session_that_ended_meanwhile_is_dropped():
         return ran
 
     assert asyncio.run(scenario()) == []
+    curdoc()  # and nothing of the ended session is left as Bokeh's current document

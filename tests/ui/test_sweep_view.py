@@ -179,6 +179,7 @@ def test_updates_go_through_the_session_loop_and_stop_when_it_is_gone():
 
     view = _view()
     doc = view._doc = _ServedDoc()
+    view._served = True  # as a view built in that served session
     applied = []
     worker = threading.Thread(target=lambda: view._schedule(applied.append, 1))
     worker.start()
