@@ -170,3 +170,29 @@ def test_repetitions_sharing_a_stream_equal_their_own_batches(monkeypatch, certi
         assert np.array_equal(alone.y, shared.y[lo:hi])
         assert np.array_equal(alone.cum_regret, shared.cum_regret[lo:hi])
         lo = hi
+
+
+def test_counts_beyond_int16_equal_the_exact_mode(monkeypatch):
+    # n_mc > 32767: the certified path counts the draws in int64, not int16; every
+    # probability is still the exact mode's (and sums to one)
+    def run(certify):
+        monkeypatch.setattr(BatchedSemiparametricTS, "certify", certify)
+        inst = gap_instance(3, 4, gap=0.5, seed=1)
+        envs = [
+            SemiparametricEnvironment(inst, make_shift("sine", seed=1), 1.0, seed=1, rep=r)
+            for r in range(2)
+        ]
+        eng = BatchedSemiparametricTS(n_mc=40_000)
+        eng.reset(envs, 4)
+        pis = []
+        for until in range(1, 5):
+            pis.append(eng.action_distributions().copy())
+            eng.advance(until)
+        return eng, np.array(pis)
+
+    exact, pi_exact = run(False)
+    certified, pi_certified = run(True)
+    assert certified._count_type == np.int64
+    assert np.array_equal(pi_certified, pi_exact)
+    assert np.allclose(pi_certified.sum(axis=2), 1.0)
+    assert np.array_equal(certified.B, exact.B) and np.array_equal(certified.y, exact.y)
