@@ -452,3 +452,72 @@ def test_deo_gives_no_weight_to_copies_of_the_anchor() -> None:
     rep = deo_design(X, anchor=1)
     assert rep.weights[5] == 0.0 and rep.weights[6] == 0.0
     check_theorem_1(X, rep, 1)
+
+
+# ------------------------------------------------------- the start does not depend on rounding
+def test_initial_design_breaks_ties_by_index_not_by_rounding() -> None:
+    from dashboard.algorithms.semiparametric.goptimal import _initial_design
+
+    # an orthonormal basis: every pivot is an exact tie, so the smallest indices are chosen
+    assert np.flatnonzero(_initial_design(np.eye(4)[::-1])).tolist() == [0, 1, 2, 3]
+    # unit-norm rows (every first pivot a tie), their norms moved by rounding-sized amounts:
+    # the same start, hence the same design path, whatever the rounding
+    V = unit_rows(np.random.default_rng(5), 10, 5)
+    start = np.flatnonzero(_initial_design(V)).tolist()
+    assert start[0] == 0
+    res = g_optimal_design(V)
+    for k in range(1, 4):
+        W = V * (1.0 + k * 3e-16 * np.random.default_rng(k).choice([-1, 1], size=(10, 1)))
+        assert np.flatnonzero(_initial_design(W)).tolist() == start
+        other = g_optimal_design(W)
+        assert other.iterations == res.iterations
+        assert np.allclose(other.weights, res.weights, rtol=0, atol=1e-12)
+    # a real difference in norm is not a tie: the longest vector comes first
+    W = V.copy()
+    W[7] *= 1.001
+    assert 7 in np.flatnonzero(_initial_design(W)).tolist()
+
+
+_KERNEL_SCRIPT = """
+import json, sys
+import numpy as np
+from dashboard.algorithms.semiparametric.design import g_optimal_design
+V = np.random.default_rng(5).normal(size=(10, 5))
+V /= np.linalg.norm(V, axis=1, keepdims=True)
+out = []
+for keep in ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 2, 3, 5, 6, 8, 9], [0, 2, 3, 4, 6, 7]):
+    res = g_optimal_design(V[keep])
+    out.append([res.iterations, res.weights.tolist()])
+json.dump(out, sys.stdout)
+"""
+
+
+def test_g_optimal_design_is_the_same_with_avx2_and_avx512_kernels() -> None:
+    # OpenBLAS picks its kernels by CPU; an AVX-512 kernel rounds differently and broke the
+    # first pivot's tie of unit-norm arms another way (golden G-elimination case)
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    try:
+        flags = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        pytest.skip("no /proc/cpuinfo")
+    if " avx512f" not in flags or " avx2" not in flags:
+        pytest.skip("needs a CPU with both AVX2 and AVX-512 kernels")
+    runs = {}
+    for core in ("Haswell", "SkylakeX"):
+        env = {**os.environ, "OPENBLAS_CORETYPE": core}
+        done = subprocess.run(
+            [sys.executable, "-c", _KERNEL_SCRIPT],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        runs[core] = json.loads(done.stdout)
+    for (it_a, w_a), (it_b, w_b) in zip(runs["Haswell"], runs["SkylakeX"]):
+        assert it_a == it_b
+        assert np.allclose(w_a, w_b, rtol=0, atol=1e-12)

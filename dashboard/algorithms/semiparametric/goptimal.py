@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from ..base import validate_positive
 from .span import DEFAULT_RANK_TOL, as_matrix, span_basis
@@ -77,13 +76,31 @@ def _leverages(Z: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return Minv, g
 
 
+#: Residual norms within this relative distance of the largest are a tie in
+#: :func:`_initial_design` (broken by the smallest index): far above the rounding of the
+#: norms (~1e-15), far below any real difference between them.
+_PIVOT_TIE = 1e-9
+
+
 def _initial_design(Z: np.ndarray) -> np.ndarray:
     """Sparse full-rank start: uniform weight on ``r`` well-conditioned vectors chosen by
-    QR with column pivoting (so the support, and any later reduction, stays small)."""
+    column pivoting (Businger-Golub: each time the vector with the largest residual norm
+    after projecting out those chosen), so the support, and any later reduction, stays small.
+
+    Ties go to the smallest index.  LAPACK's pivoted QR breaks an exact tie by rounding, which
+    depends on the BLAS kernel the CPU selects: with unit-norm arms (every first pivot is a
+    tie) an AVX-512 machine started the design elsewhere than an AVX2 one and reached
+    another, equally certified, design (same seed, other numbers)."""
     n, r = Z.shape
-    _, _, piv = scipy.linalg.qr(Z.T, mode="economic", pivoting=True)
+    R = np.array(Z, dtype=float)
     p = np.zeros(n)
-    p[piv[:r]] = 1.0 / r
+    for _ in range(r):
+        norms2 = np.einsum("ij,ij->i", R, R)
+        norms2[p > 0] = -1.0  # chosen: their residuals are zero up to rounding
+        j = int(np.flatnonzero(norms2 >= norms2.max() * (1.0 - _PIVOT_TIE))[0])
+        p[j] = 1.0 / r
+        q = R[j] / np.sqrt(norms2[j])
+        R -= np.outer(R @ q, q)
     return p
 
 
