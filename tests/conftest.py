@@ -13,14 +13,15 @@ def _pin_openblas_kernel() -> str | None:
     """Run numpy's OpenBLAS with its AVX2 ("Haswell") kernels on any x86-64 CPU that has AVX2.
 
     OpenBLAS picks its kernels by CPU at load time (``DYNAMIC_ARCH``), and an AVX-512 kernel
-    rounds a matrix product differently in the last bit.  That is enough to change more than
-    digits: the golden G-elimination case's arms are unit vectors, so the pivoted QR that
-    starts its G-optimal design breaks an exact tie by rounding, and another start gives
-    another (equally certified) design and another regret curve.  The golden numbers were
-    recorded with the AVX2 kernels, so the tests pin them (``OPENBLAS_CORETYPE``, read when
-    numpy loads OpenBLAS: this module is imported before numpy, by pytest and by each xdist
-    worker; subprocesses inherit it).  A value set by the caller is kept.  Returns the value
-    set, or None (not x86-64, no AVX2, or no ``/proc/cpuinfo``)."""
+    rounds a matrix product differently in the last bit: the golden SBE and design cases then
+    differ in their last one or two digits (a design weight, a mean regret).  It once changed
+    more: the G-optimal design's start broke an exact tie by rounding, so G-elimination took
+    another design (now ties go by index: ``goptimal._initial_design``).  The golden numbers
+    are bit-exact records made with the AVX2 kernels, so the tests pin them
+    (``OPENBLAS_CORETYPE``, read when numpy loads OpenBLAS: this module is imported before
+    numpy, by pytest and by each xdist worker; subprocesses inherit it).  A value set by the
+    caller is kept.  Returns the value set, or None (not x86-64, no AVX2, or no
+    ``/proc/cpuinfo``)."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
     try:
