@@ -111,7 +111,10 @@ def merge_plan(
         reps = list(tasks[group[0]][3])
         n = len(reps)
         wanted = workers if len(group) > 1 and seconds > total / workers / 2 else 1
-        limit = max(1, min(len(group) * n // MIN_PIECE_ROWS, n))
+        # at most n // r pieces, r = the repetitions a piece needs for MIN_PIECE_ROWS rows:
+        # array_split makes pieces of floor(n / k) or ceil(n / k) repetitions, and the smaller
+        # must be large enough too (3 units x 32 repetitions in 3 pieces: one of 30 rows)
+        limit = max(1, n // -(-MIN_PIECE_ROWS // len(group)))
         # the fewest pieces from min(wanted, limit) whose largest (ceil(n / k) repetitions)
         # is within the bound
         pieces = next(

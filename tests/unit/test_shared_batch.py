@@ -9,7 +9,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dashboard.simulation import shared_batch
@@ -115,6 +115,11 @@ def test_only_semiparametric_per_round_engines_merge():
     ),
     st.integers(1, 4),
     st.integers(1, 40),
+)
+@example(  # found by hypothesis: 3 pieces of 11, 11, 10 repetitions, the last 30 rows < 32
+    spec=[(1.0, 0, "SP-TS", "sine", 1.0)] * 3 + [(1.0, 0, "BOSE", "sine", 1.0)],
+    workers=3,
+    n=32,
 )
 def test_merge_plan_covers_every_task_once_and_never_exceeds_the_longest_task(spec, workers, n):
     reps = list(range(n))
