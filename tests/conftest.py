@@ -9,6 +9,21 @@ from pathlib import Path
 import pytest
 
 
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags (``avx2``, ``avx512f``, ...) from ``/proc/cpuinfo``; empty
+    where there is none (not Linux)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return set()
+    return {
+        flag
+        for line in text.splitlines()
+        if line.startswith("flags")
+        for flag in line.split(":", 1)[-1].split()
+    }
+
+
 def _pin_openblas_kernel() -> str | None:
     """Run numpy's OpenBLAS with its AVX2 ("Haswell") kernels on any x86-64 CPU that has AVX2.
 
@@ -22,13 +37,7 @@ def _pin_openblas_kernel() -> str | None:
     numpy, by pytest and by each xdist worker; subprocesses inherit it).  A value set by the
     caller is kept.  Returns the value set, or None (not x86-64, no AVX2, or no
     ``/proc/cpuinfo``)."""
-    if platform.machine().lower() not in ("x86_64", "amd64"):
-        return None
-    try:
-        flags = Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        return None
-    if " avx2" not in flags:
+    if platform.machine().lower() not in ("x86_64", "amd64") or "avx2" not in cpu_flags():
         return None
     return os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 

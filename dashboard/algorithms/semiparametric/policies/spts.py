@@ -177,7 +177,6 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self._nd = (self.n_mc + 1) * d
         self._z_w = max(1, WINDOW_VALUES // (self._nd * keys.size))
         self._u: np.ndarray | None = None
-        self._z: np.ndarray | None = None
         self._u_one = np.zeros((0, R), dtype=bool)
         self._u_any: list[bool] = []
         self._u_t0 = 0
@@ -246,7 +245,6 @@ class BatchedSemiparametricTS(PerRoundBatch):
                 z = approx_normal(u, out=self._z_buf, work=self._z_work)
                 z = z.reshape(U, W, self.n_mc + 1, self.d).transpose(1, 0, 3, 2)
                 np.copyto(self._zT[:, :, : self.d], z)
-                self._z = self._zT
             self._u_t0, i = t, 0
         return self._u[i], self._u_one[i]
 
@@ -261,7 +259,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         is contiguous, as BLAS multiplies it fastest), into a buffer reused every round.
         Repetitions that are whole copies of the streams (a shared batch's panels) multiply
         the streams' own normals, broadcast, without gathering them."""
-        z, out = self._z[t - self._u_t0], self._scores  # type: ignore[index]
+        z, out = self._zT[t - self._u_t0], self._scores
         if self._row_of is None:
             return np.matmul(MT, z, out=out)
         if self._tiles:  # R = tiles x U repetitions, the streams in order
