@@ -38,7 +38,12 @@ Constants as in Appendix I of the experimental-design paper: ``lambda = 4 d log(
 
 Batched across repetitions: :class:`BatchedBOSE` runs ``R`` repetitions at once on state arrays
 with a leading repetition axis (``Gamma^-1`` of shape ``(R, d, d)``, Sherman-Morrison rank-one
-updates, stacked matrix products).  :class:`BOSE` (one repetition) *is* that engine with
+updates, stacked matrix products).  With the uniform distribution and ``K >=``
+:data:`CERTIFY_MIN_K`, a repetition whose ``sqrt(b^T Gamma^-1 b)`` is below ``gamma`` (with a
+margin for rounding) keeps every arm without its ``(K, K)`` widths being computed: by
+Cauchy-Schwarz no pair can pass the test (:mod:`.elimination_bound`; the same numbers,
+4.5x per round at d = 20, K = 30 over the first 3 * 10^4 rounds of Appendix I's tuned c).
+:class:`BOSE` (one repetition) *is* that engine with
 ``R = 1``, so ``R`` separate BOSE runs give exactly the numbers of one batched run.  The
 machinery shared by the batched per-round baselines (feedback, regret, logs) is
 :class:`~.per_round.PerRoundBatch`, also used by :mod:`.spts` and :mod:`.linear_foils`.
@@ -55,12 +60,17 @@ from ... import randomness as rnd
 from ...base import Policy, validate_positive, validate_probability
 from ...declare import AlgorithmDeclaration, Constant
 from .constants import DELTA, LAM, MULTIPLIER_C
+from .elimination_bound import arm_bounds, no_elimination
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BOSE", "DISTRIBUTIONS", "BatchedBOSE", "minmax_distribution"]
 
 #: Values of ``distribution``: the authors' code (uniform) or the paper's min-max program.
 DISTRIBUTIONS = ("uniform", "minmax")
+#: Fewest arms at which :class:`BatchedBOSE` tries :func:`.no_elimination` before the widths:
+#: the bound costs ~0.3 us per repetition-round, the (K, K) widths ~0.9 us at K = 10 (no gain
+#: measured at d = 5, K = 10) and ~8 us at K = 30 (4.5x per round at d = 20, issue 9).
+CERTIFY_MIN_K = 16
 
 
 def _minmax_row(Q: np.ndarray, idx: np.ndarray, tol: float, max_iter: int, start=None):
@@ -204,7 +214,8 @@ class BatchedBOSE(PerRoundBatch):
 
     Same parameters and numbers as :class:`BOSE`; state ``Gamma_inv (R, d, d)`` and
     ``b (R, d)``.  Each round: ``theta_hat = Gamma^-1 b``, the elimination test on the
-    ``(R, K, K)`` array of pairwise widths ``||x_j - x_i||_{Gamma^-1}``, the uniform draw over
+    ``(R, K, K)`` array of pairwise widths ``||x_j - x_i||_{Gamma^-1}`` (skipped for the
+    repetitions where :func:`.no_elimination` proves that every arm survives), the uniform draw over
     ``A_t`` from the stream ``(seed, rep, "BOSE", "arms")`` at counter ``t``, and the
     Sherman-Morrison update ``Gamma^-1 <- Gamma^-1 - Gamma^-1 x~ x~^T Gamma^-1 / (1 + x~^T
     Gamma^-1 x~)``.
@@ -218,6 +229,10 @@ class BatchedBOSE(PerRoundBatch):
     ----------
     surviving : ndarray (R, K) of bool
         ``A_{t+1}`` of every repetition (after :meth:`action_distributions` or a round).
+    certified : int
+        Repetition-rounds whose elimination test the bound settled (no widths computed).
+    trace : ndarray (R,)
+        ``tr Gamma = d lambda + sum_s ||x~_s||^2`` (for the bound).
     qp_iterations : ndarray (R,) of int
         Active-set steps spent on the min-max program so far (0 with ``"uniform"``).
     qp_violation : ndarray (R,)
@@ -229,6 +244,10 @@ class BatchedBOSE(PerRoundBatch):
     randomised = True
     #: Appendix I's c may differ per repetition (``gamma`` is then an array).
     per_repetition = ("c",)
+    #: With the uniform distribution, skip the widths of the repetitions where a bound proves
+    #: that no arm is eliminated (:mod:`.elimination_bound`; the same numbers either way:
+    #: ``False`` computes every repetition's test).
+    certify: bool = True
 
     def __init__(
         self,
@@ -293,6 +312,11 @@ class BatchedBOSE(PerRoundBatch):
         self._u_t0 = 0
         self._XT = np.ascontiguousarray(self.X.T)
         self.surviving = np.ones((R, self.K), dtype=bool)
+        #: tr Gamma = d lambda + sum_s ||x~_s||^2 per repetition (for the elimination bound)
+        self.trace = np.full(R, d * self.lam_value)
+        self._bounds = arm_bounds(self.X)
+        #: repetition-rounds whose elimination test the bound settled (no widths computed)
+        self.certified = 0
         self.qp_iterations = np.zeros(R, dtype=np.int64)
         self.qp_violation = np.zeros(R)
         self._qp_start: np.ndarray | None = None
@@ -308,23 +332,25 @@ class BatchedBOSE(PerRoundBatch):
     def _decide(self) -> tuple[np.ndarray, np.ndarray]:
         if self._cache_t == self.t:
             return self._a, self._p
-        X, G = self.X, self.Gamma_inv
+        G = self.Gamma_inv
         theta = (G @ self.b[:, :, None])[:, :, 0]  # theta_hat = Gamma^-1 b, (R, d)
-        m = (X @ theta[:, :, None])[:, :, 0]  # x_i^T theta_hat, (R, K)
-        M = (X @ G) @ self._XT  # x_i^T Gamma^-1 x_j, (R, K, K)
-        Q = M.copy() if self.distribution == "minmax" else None
-        diag = np.diagonal(M, axis1=1, axis2=2)
-        # gamma ||x_j - x_i||_{Gamma^-1} = gamma sqrt(M_ii + M_jj - 2 M_ij), computed in place
-        width = diag[:, :, None] + diag[:, None, :]
-        M *= 2.0
-        width -= M
-        np.maximum(width, 0.0, out=width)
-        np.sqrt(width, out=width)
-        width *= self._gamma
-        # dominated[r, i]: some j has theta^T (x_j - x_i) > gamma ||x_j - x_i||_{Gamma^-1}
-        diff = m[:, None, :] - m[:, :, None]
-        dominated = (diff > width).any(axis=2)
-        surv = ~dominated
+        m = (self.X @ theta[:, :, None])[:, :, 0]  # x_i^T theta_hat, (R, K)
+        Q = None
+        if self.distribution == "minmax":
+            surv, Q = self._survivors(G, m, self._gamma, keep_gram=True)
+        elif self.certify and self.K >= CERTIFY_MIN_K:
+            free = no_elimination(G, self.b, theta, self.gamma, self.trace, self._bounds)
+            n_free = int(np.count_nonzero(free))
+            self.certified += n_free
+            if n_free == 0:
+                surv, _ = self._survivors(G, m, self._gamma)
+            else:  # the bound keeps every arm of the free repetitions; widths for the others
+                surv = np.ones((self.R, self.K), dtype=bool)
+                if n_free < self.R:
+                    rows = np.flatnonzero(~free)
+                    surv[rows], _ = self._survivors(G[rows], m[rows], self._gamma[rows])
+        else:
+            surv, _ = self._survivors(G, m, self._gamma)
         size = surv.sum(axis=1)
         u = self._uniforms(self.t + 1)
         if Q is None:
@@ -344,8 +370,30 @@ class BatchedBOSE(PerRoundBatch):
         self._a, self._p, self.surviving, self._cache_t = a, p, surv, self.t
         return a, p
 
+    def _survivors(
+        self, G: np.ndarray, m: np.ndarray, gamma: np.ndarray, keep_gram: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The surviving arms of the repetitions whose ``Gamma^-1`` are ``G`` (n, d, d) and
+        scores ``m`` (n, K), by the pairwise widths (each repetition on its own: a subset of
+        rows gives those rows' answers), and the Gram matrices ``x_i^T Gamma^-1 x_j`` if
+        ``keep_gram`` (the min-max program's ``Q``)."""
+        M = (self.X @ G) @ self._XT  # x_i^T Gamma^-1 x_j, (n, K, K)
+        Q = M.copy() if keep_gram else None
+        diag = np.diagonal(M, axis1=1, axis2=2)
+        # gamma ||x_j - x_i||_{Gamma^-1} = gamma sqrt(M_ii + M_jj - 2 M_ij), computed in place
+        width = diag[:, :, None] + diag[:, None, :]
+        M *= 2.0
+        width -= M
+        np.maximum(width, 0.0, out=width)
+        np.sqrt(width, out=width)
+        width *= gamma
+        # dominated[r, i]: some j has theta^T (x_j - x_i) > gamma ||x_j - x_i||_{Gamma^-1}
+        diff = m[:, None, :] - m[:, :, None]
+        return ~(diff > width).any(axis=2), Q
+
     def _update(self, arms: np.ndarray, rewards: np.ndarray) -> None:
         z = self.X[arms] - (self._p[:, None, :] @ self.X)[:, 0, :]  # x~ = x_a - xbar_p
+        self.trace += np.einsum("rd,rd->r", z, z)
         G = self.Gamma_inv
         Gz = (G @ z[:, :, None])[:, :, 0]
         denom = 1.0 + (z[:, None, :] @ Gz[:, :, None])[:, 0, 0]
