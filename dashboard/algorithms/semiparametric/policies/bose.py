@@ -339,7 +339,7 @@ class BatchedBOSE(PerRoundBatch):
         if self.distribution == "minmax":
             surv, Q = self._survivors(G, m, self._gamma, keep_gram=True)
         elif self.certify and self.K >= CERTIFY_MIN_K:
-            free = no_elimination(G, self.b, theta, self.gamma, self.trace, self._bounds)
+            free = no_elimination(G, self.b, theta, self.gamma, self.trace, self._bounds, self.t)
             n_free = int(np.count_nonzero(free))
             self.certified += n_free
             if n_free == 0:

@@ -25,23 +25,29 @@ repetition's test; the tests compare the two).  With ``u = 2^-53``, ``g_n = n u 
 definite) and the computed ``theta^`` (``= G b + e``, ``|e| <= g_d Gmax ||b||_1``):
 
 * the computed scores ``m_k = fl(x_k^T theta^)`` err by at most ``g_d X1 max|theta^|``, and
-  their difference is rounded once: ``fl(m_j - m_i) <= (1 + u) theta^T D + E1`` with ``E1 = 3
-  g_d X1 max|theta^|``;
-* ``theta^T D <= rho ||D||_G`` with ``rho^2 = theta^^T G^-1 theta^ <= s + g_d ||b||_1
+  their difference is rounded once: ``fl(m_j - m_i) <= (1 + u) theta^^T D + E1`` with ``E1 = 3
+  g_d X1 max|theta^|`` (the computed ``theta^`` throughout, not ``G b``);
+* ``theta^^T D <= rho ||D||_G`` with ``rho^2 = theta^^T G^-1 theta^ <= s + g_d ||b||_1
   max|theta^| + g_d Gmax ||b||_1^2 + d (g_d Gmax ||b||_1)^2 / lambda_min(G)`` (``s`` the
   computed ``b^T theta^``; the terms are its rounding, ``b^T e`` and ``e^T G^-1 e``);
 * the computed ``M = X G X^T`` errs by at most ``1.01 g_2d X1^2 Gmax`` per entry, so the
   computed ``M_ii + M_jj - 2 M_ij`` is within ``E_W = 9 g_2d X1^2 Gmax`` of ``||D||_G^2``,
-  and the computed width is at least ``(1 - 2u) gamma sqrt(||D||_G^2 - E_W)``;
+  and the computed width is at least ``(1 - 2.5u) gamma sqrt(||D||_G^2 - E_W)`` (the square
+  root of the subtraction's rounding, the root's and the product's);
 * every pair has ``||D||_G^2 >= w^2 = delta^2 lambda_min(G)`` with ``delta`` the smallest
   distance between two arms, and ``lambda_min(G) >= 1 / (2 tr Gamma)``: BOSE's ``Gamma =
   lambda I + sum_s x~_s x~_s^T`` has trace ``d lambda + sum_s ||x~_s||^2`` (tracked by the
-  engine) and ``G`` is its inverse up to the rounding of the Sherman-Morrison updates (a
-  relative error of order ``t u kappa``, far below the factor 2).
+  engine) and ``G`` is its inverse up to the rounding of the Sherman-Morrison updates, a
+  relative error of order ``t u kappa`` (a first-order estimate): the bound is used only
+  where ``t u kappa <= 1e-3``, with ``kappa <= d Gmax tr Gamma`` (~1e-9 at Appendix I's
+  constants, T = 10^5), and only for a positive ``Gmax``.
 
 Hence, where ``E_W <= 1e-6 w^2`` and ``(1 + 1e-12) rho + E1 / w <= (1 - 3e-6) gamma``, every
 computed difference is at most its computed width: no arm is dominated.  Arms at distance 0
-(``delta = 0``) are never certified.
+(``delta = 0``) are never certified.  A repetition's rows are the same numbers whether its
+widths are computed with all repetitions or with a subset (each stacked product is its own
+BLAS call; OpenBLAS, numpy's own, does not depend on the data's alignment; MKL outside its
+reproducibility mode might): the tests compare the two engines.
 """
 
 from __future__ import annotations
@@ -77,14 +83,18 @@ def no_elimination(
     gamma: np.ndarray,
     trace: np.ndarray,
     bounds: tuple[float, float],
+    t: int,
 ) -> np.ndarray:
     """Per repetition, whether the bound proves that BOSE's computed elimination test keeps
     every arm (see the module docstring).
 
     ``G`` (R, d, d) is ``Gamma^-1``, ``b`` (R, d), ``theta`` (R, d) the computed ``G b``,
     ``gamma`` (R,) the confidence multipliers, ``trace`` (R,) ``tr Gamma``, ``bounds`` =
-    :func:`arm_bounds` of the arms.  Returns (R,) bool."""
+    :func:`arm_bounds` of the arms, ``t`` the number of updates ``G`` has had.  Returns (R,)
+    bool."""
     delta, X1 = bounds
+    if delta == math.inf:  # one arm: nothing to eliminate
+        return np.ones(b.shape[0], dtype=bool)
     if not delta > 0:
         return np.zeros(b.shape[0], dtype=bool)
     d = b.shape[1]
@@ -109,5 +119,9 @@ def no_elimination(
     rho += ((3.0 * g_d * X1 * math.sqrt(2.0)) / delta) * theta_max * root
     ok = rho <= ((1.0 - 3e-6) / (1.0 + 1e-12)) * gamma
     # E_W = 9 g_2d X1^2 g_max <= 1e-6 w^2 = 1e-6 delta^2 / (2 tr Gamma)
-    ok &= g_max * trace <= 1e-6 * delta * delta / (18.0 * g_2d * X1 * X1)
+    spread = g_max * trace
+    ok &= spread <= 1e-6 * delta * delta / (18.0 * g_2d * X1 * X1)
+    # Sherman-Morrison's drift: t u kappa <= 1e-3 with kappa <= d g_max tr Gamma
+    ok &= spread <= 1e-3 / (max(t, 1) * _U * d)
+    ok &= g_max > 0  # G positive definite (a NaN fails every comparison)
     return ok
