@@ -225,11 +225,7 @@ class BatchedSemiparametricTS(PerRoundBatch):
         # R S, the same numbers)
         K = self.K
         self._MT = np.empty((R, K, d + 1))
-        scores = np.empty((K, R, S))
-        self._scores = scores.transpose(1, 0, 2)
-        self._scores_tiles = None  # the same memory as (tiles, U, K, S), see _round_scores
-        if self._tiles:
-            self._scores_tiles = scores.reshape(K, self._tiles, U, S).transpose(1, 2, 0, 3)
+        self._scores_km = np.empty((K, R, S))  # its views are taken per round (_round_scores)
         self._close = np.empty((K, R, S), dtype=bool).transpose(1, 0, 2)
         # the Monte Carlo counts are summed as small integers (exact): bytes for n_mc <= 255
         # (the bools' own memory, no cast: ~1.8x faster than int16), else int16 or int64
@@ -274,13 +270,16 @@ class BatchedSemiparametricTS(PerRoundBatch):
         is contiguous, as BLAS multiplies it fastest), into a buffer reused every round.
         Repetitions that are whole copies of the streams (a shared batch's panels) multiply
         the streams' own normals, broadcast, without gathering them."""
-        z, out = self._zT[t - self._u_t0], self._scores
+        z, base = self._zT[t - self._u_t0], self._scores_km
+        out = base.transpose(1, 0, 2)  # (R, K, S), stored arm by arm
         if self._row_of is None:
             return np.matmul(MT, z, out=out)
         if self._tiles:  # R = tiles x U repetitions, the streams in order
             U, K, d = self._keys.size, self.K, self.d
             blocks = MT.reshape(self._tiles, U, K, d + 1)
-            np.matmul(blocks, z, out=self._scores_tiles)
+            # the same memory as (tiles, U, K, S): a view of the contiguous (K, R, S) buffer
+            tiles = base.reshape(K, self._tiles, U, -1).transpose(1, 2, 0, 3)
+            np.matmul(blocks, z, out=tiles)
             return out
         z = np.take(z, self._row_of, axis=0, out=self._z_round)
         return np.matmul(MT, z, out=out)
