@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+
+def load_benchmark(stem: str, name: str | None = None) -> ModuleType:
+    """``benchmarks/<stem>.py`` as a module, loaded once per process and registered as
+    ``name`` (default ``stem``; dataclasses and pickling look their module up by name): the
+    benchmarks' smoke tests and the former-engine comparisons import them this way."""
+    name = name or stem
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{stem}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def cpu_flags() -> set[str]:

@@ -5,25 +5,19 @@ and a row per engine."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_baselines", ROOT / "benchmarks" / "bench_baselines.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_baselines", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_baselines")
 
 
 def test_both_engines_against_head_are_identical_and_reported():

@@ -5,25 +5,14 @@ found it."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 
 from dashboard.algorithms.semiparametric.policies import certified_argmax as ca
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import load_benchmark
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_certificates", ROOT / "benchmarks" / "bench_certificates.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_certificates", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_certificates")
 
 
 def test_both_certificates_change_no_number_and_restore_the_table():

@@ -5,9 +5,7 @@ Pause latency is measured, the server logs no traceback and is always stopped.""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,17 +13,11 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("psutil")
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import load_benchmark
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_classroom", ROOT / "benchmarks" / "bench_classroom.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_classroom", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_classroom")
 
 
 def test_one_student_streams_pauses_and_leaves_no_traceback():

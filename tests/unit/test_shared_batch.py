@@ -232,15 +232,9 @@ def test_appendix_i_tuning_of_semi_regret_gives_the_same_rows_merged_or_per_c():
     """``semi-regret`` with Appendix I's tuning (every panel, R = 10, a short horizon), run
     with c merged into one engine, with the 2-worker plan's pieces, and with each c on its
     own (benchmarks/bench_tuning.py's three ways): identical regret rows."""
-    import importlib.util
-    import sys
-    from pathlib import Path
+    from tests.conftest import load_benchmark
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_tuning.py"
-    spec = importlib.util.spec_from_file_location("bench_tuning_for_tests", path)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("bench_tuning", "bench_tuning_for_tests")
     got = bench.compare(bench._jobs(30), repeats=1)
     assert got["identical"] is True
 

@@ -9,10 +9,6 @@ and every number they expose must be identical: arms and Monte Carlo probabiliti
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,20 +23,11 @@ from dashboard.algorithms.semiparametric.policies.spts import (
     stacked_cholesky,
     stacked_inverse,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import load_benchmark
 
 
 def _former_module():
-    name = "former_reproduce_for_tests"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, ROOT / "benchmarks" / "former_reproduce.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_benchmark("former_reproduce", "former_reproduce_for_tests")
 
 
 def _envs(d, K, shift, R, seed, gap):
