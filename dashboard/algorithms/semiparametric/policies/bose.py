@@ -232,7 +232,8 @@ class BatchedBOSE(PerRoundBatch):
     certified : int
         Repetition-rounds whose elimination test the bound settled (no widths computed).
     trace : ndarray (R,)
-        ``tr Gamma = d lambda + sum_s ||x~_s||^2`` (for the bound).
+        ``tr Gamma = d lambda + sum_s ||x~_s||^2`` (for the bound; tracked only where the bound
+        is used: uniform distribution, :attr:`certify`, ``K >=`` :data:`CERTIFY_MIN_K`).
     qp_iterations : ndarray (R,) of int
         Active-set steps spent on the min-max program so far (0 with ``"uniform"``).
     qp_violation : ndarray (R,)
@@ -312,9 +313,13 @@ class BatchedBOSE(PerRoundBatch):
         self._u_t0 = 0
         self._XT = np.ascontiguousarray(self.X.T)
         self.surviving = np.ones((R, self.K), dtype=bool)
-        #: tr Gamma = d lambda + sum_s ||x~_s||^2 per repetition (for the elimination bound)
+        #: tr Gamma = d lambda + sum_s ||x~_s||^2 per repetition (for the elimination bound:
+        #: tracked only where it is used)
         self.trace = np.full(R, d * self.lam_value)
-        self._bounds = arm_bounds(self.X)
+        self._use_bound = (
+            self.certify and self.distribution == "uniform" and self.K >= CERTIFY_MIN_K
+        )
+        self._bounds = arm_bounds(self.X) if self._use_bound else None
         #: repetition-rounds whose elimination test the bound settled (no widths computed)
         self.certified = 0
         self.qp_iterations = np.zeros(R, dtype=np.int64)
@@ -335,22 +340,20 @@ class BatchedBOSE(PerRoundBatch):
         G = self.Gamma_inv
         theta = (G @ self.b[:, :, None])[:, :, 0]  # theta_hat = Gamma^-1 b, (R, d)
         m = (self.X @ theta[:, :, None])[:, :, 0]  # x_i^T theta_hat, (R, K)
-        Q = None
-        if self.distribution == "minmax":
-            surv, Q = self._survivors(G, m, self._gamma, keep_gram=True)
-        elif self.certify and self.K >= CERTIFY_MIN_K:
+        Q, n_free = None, 0
+        if self._use_bound:
             free = no_elimination(G, self.b, theta, self.gamma, self.trace, self._bounds, self.t)
             n_free = int(np.count_nonzero(free))
             self.certified += n_free
-            if n_free == 0:
-                surv, _ = self._survivors(G, m, self._gamma)
-            else:  # the bound keeps every arm of the free repetitions; widths for the others
-                surv = np.ones((self.R, self.K), dtype=bool)
-                if n_free < self.R:
-                    rows = np.flatnonzero(~free)
-                    surv[rows], _ = self._survivors(G[rows], m[rows], self._gamma[rows])
-        else:
+        if self.distribution == "minmax":
+            surv, Q = self._survivors(G, m, self._gamma, keep_gram=True)
+        elif n_free == 0:
             surv, _ = self._survivors(G, m, self._gamma)
+        else:  # the bound keeps every arm of the free repetitions; widths for the others
+            surv = np.ones((self.R, self.K), dtype=bool)
+            if n_free < self.R:
+                rows = np.flatnonzero(~free)
+                surv[rows], _ = self._survivors(G[rows], m[rows], self._gamma[rows])
         size = surv.sum(axis=1)
         u = self._uniforms(self.t + 1)
         if Q is None:
@@ -393,7 +396,8 @@ class BatchedBOSE(PerRoundBatch):
 
     def _update(self, arms: np.ndarray, rewards: np.ndarray) -> None:
         z = self.X[arms] - (self._p[:, None, :] @ self.X)[:, 0, :]  # x~ = x_a - xbar_p
-        self.trace += np.einsum("rd,rd->r", z, z)
+        if self._use_bound:
+            self.trace += np.einsum("rd,rd->r", z, z)
         G = self.Gamma_inv
         Gz = (G @ z[:, :, None])[:, :, 0]
         denom = 1.0 + (z[:, None, :] @ Gz[:, :, None])[:, 0, 0]

@@ -56,13 +56,16 @@ ROUNDING_SLACK = 1e-9
 Z_MAX = 8.5
 
 
-def _build() -> tuple[int, np.ndarray, np.ndarray, float]:
+def _build(bits: int = MANTISSA_BITS) -> tuple[int, np.ndarray, np.ndarray, float]:
     """Nodes ``w_j`` = every float in ``[2^-55, 1/2]`` whose mantissa is zero below its top
-    :data:`MANTISSA_BITS` bits; per segment the line through ``(w_j, Phi^-1(w_j))`` and the
-    next node, and the certified bound of the interpolation error over all segments."""
-    lo = int(np.float64(2.0**-55).view(np.int64)) >> _SHIFT
-    hi = int(np.float64(0.5).view(np.int64)) >> _SHIFT
-    nodes = (np.arange(lo, hi + 2, dtype=np.int64) << _SHIFT).view(np.float64)
+    ``bits`` bits (:data:`MANTISSA_BITS`; another count builds another table, as
+    ``benchmarks/bench_certificates.py`` compares them); per segment the line through ``(w_j,
+    Phi^-1(w_j))`` and the next node, and the certified bound of the interpolation error over
+    all segments."""
+    shift = 52 - bits
+    lo = int(np.float64(2.0**-55).view(np.int64)) >> shift
+    hi = int(np.float64(0.5).view(np.int64)) >> shift
+    nodes = (np.arange(lo, hi + 2, dtype=np.int64) << shift).view(np.float64)
     nodes = np.minimum(nodes, 0.5)  # the last segment [1/2, 1/2] is the single point 0
     f = ndtri(nodes)
     h = np.diff(nodes)

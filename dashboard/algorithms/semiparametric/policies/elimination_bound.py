@@ -57,6 +57,8 @@ import math
 import numpy as np
 from scipy.spatial.distance import pdist
 
+from .certified_argmax import feature_norms
+
 __all__ = ["arm_bounds", "no_elimination"]
 
 _U = 2.0**-53
@@ -73,7 +75,7 @@ def arm_bounds(X: np.ndarray) -> tuple[float, float]:
     engines compute them once)."""
     X = np.asarray(X, dtype=float)
     delta = float(pdist(X).min()) * (1.0 - 1e-9) if X.shape[0] > 1 else math.inf
-    return max(delta, 0.0), float(np.abs(X).sum(axis=1).max())
+    return max(delta, 0.0), feature_norms(X)[1]
 
 
 def no_elimination(
