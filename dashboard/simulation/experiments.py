@@ -35,6 +35,7 @@ __all__ = [
     "Scale",
     "figure_names",
     "get_figure",
+    "panel_jobs",
     "pure_exploration_errors",
     "run_experiment",
     "run_experiments",
@@ -335,6 +336,22 @@ def run_experiments(
         assert res is not None  # every figure's jobs completed (or it had none)
         out.append(res)
     return out
+
+
+def panel_jobs(
+    names: Sequence[str],
+    scale: str = "classroom",
+    seed: int = 0,
+    horizon: int | None = None,
+    runs: int | None = None,
+    params: dict[str, dict[str, Any]] | None = None,
+    tune: bool | None = None,
+) -> list[PanelJob]:
+    """The panels' jobs that :func:`run_experiments` would run for ``names`` (validated,
+    nothing runs; PAC panels, computed in the calling process, have none), in its order:
+    ``benchmarks/bench_reproduce_tasks.py`` times their tasks one by one."""
+    plans = [_plan(name, scale, seed, horizon, runs, params, tune) for name in names]
+    return [job for plan in plans for job in plan.jobs.values()]
 
 
 @dataclass

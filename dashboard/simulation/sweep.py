@@ -67,6 +67,7 @@ __all__ = [
     "run_sweeps",
     "run_task",
     "run_tasks",
+    "task_plan",
 ]
 
 #: Sweeps with at most this many rounds x repetitions in all run in-process by default.
@@ -140,6 +141,38 @@ def worker_threads(client: Any) -> int:
     return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
 
+def task_plan(
+    sweeps: Sequence[Sweep], n_workers: int, prio: Sequence[int]
+) -> list[tuple[list[dict[str, Any]], list[int], list[tuple[int, str]]]]:
+    """The tasks :func:`run_sweeps` submits for ``sweeps`` on ``n_workers`` workers (``prio``:
+    one group per sweep), in submission order: per task its units (several: one batched
+    engine, :func:`run_tasks`), its repetition ids and its units' tags ``(sweep index, unit
+    key)``.  ``benchmarks/bench_reproduce_tasks.py`` times the same plan task by task."""
+    n_units = sum(len(sw.units) for sw in sweeps)
+    tasks = []
+    for i, sw in enumerate(sweeps):
+        size = _default_block(sw, n_units, n_workers)
+        for u, unit in sw.units.items():
+            for reps in _blocks(list(range(sw.runs)), size):
+                tasks.append((_task_seconds(unit, len(reps)), i, u, reps))
+    # stable: ties keep the sweeps' order
+    tasks.sort(key=lambda task: (prio[task[1]], -task[0]))
+    # tasks that differ only in the shift or a per-repetition constant (Appendix I's c) run
+    # as one batch where that does not make a task longer than the pool's ideal time per
+    # worker, a long one cut by repetitions (shared_batch.py); one task: run_task
+    plan = merge_plan(
+        [(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks], n_workers
+    )
+    return [
+        (
+            [sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks],
+            reps,
+            [(tasks[k][1], tasks[k][2]) for k in ks],
+        )
+        for ks, reps in plan
+    ]
+
+
 def run_sweeps(
     sweeps: Sequence[Sweep],
     *,
@@ -174,32 +207,10 @@ def run_sweeps(
     n_workers = 1
     if client is not None:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-    n_units = sum(len(sw.units) for sw in sweeps)
     prio = [0] * len(sweeps) if groups is None else [int(g) for g in groups]
     if len(prio) != len(sweeps):
         raise ValueError(f"groups has {len(prio)} entries for {len(sweeps)} sweeps")
-    tasks = []
-    for i, sw in enumerate(sweeps):
-        size = _default_block(sw, n_units, n_workers)
-        for u, unit in sw.units.items():
-            for reps in _blocks(list(range(sw.runs)), size):
-                tasks.append((_task_seconds(unit, len(reps)), i, u, reps))
-    # stable: ties keep the sweeps' order
-    tasks.sort(key=lambda task: (prio[task[1]], -task[0]))
-    # tasks that differ only in the shift or a per-repetition constant (Appendix I's c) run
-    # as one batch where that does not make a task longer than the pool's ideal time per
-    # worker, a long one cut by repetitions (shared_batch.py); one task: run_task
-    plan = merge_plan(
-        [(sec, prio[i], sweeps[i].units[u], reps) for sec, i, u, reps in tasks], n_workers
-    )
-    merged = [
-        (
-            [sweeps[tasks[k][1]].units[tasks[k][2]] for k in ks],
-            reps,
-            [(tasks[k][1], tasks[k][2]) for k in ks],
-        )
-        for ks, reps in plan
-    ]
+    merged = task_plan(sweeps, n_workers, prio)
     # one record per unit of each merged task (a task cut by repetitions: one per piece)
     left = [0] * len(sweeps)
     for _, _, tags in merged:
@@ -232,7 +243,7 @@ def run_sweeps(
     if inprocess:
         for units, reps, tags in merged:
             finish_all(tags, run_tasks(units, reps))  # (one task: run_task)
-    elif tasks:
+    elif merged:
         jobs: list[tuple[Callable[..., Any], tuple[Any, ...], Any]] = []
         for units, reps, tags in merged:
             if len(units) == 1:
