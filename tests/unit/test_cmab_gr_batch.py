@@ -284,3 +284,23 @@ def test_cached_hankel_and_grid_scale_give_the_plain_values():
     s = np.arange(H.shape[0])[:, None] + np.arange(H.shape[1])[None, :]
     assert np.array_equal(H, np.sqrt(np.maximum(2 * 0.0 + 0.2 * s, 0.0)))
     assert gr_batch._grid_scale(g) == float(np.max(np.abs(g))) == gr_batch._grid_scale(g)
+
+
+@pytest.mark.parametrize("s", [1, 2, 245, 3000])
+def test_beta_intervals_cell_table_equals_the_binary_search_at_cell_edges(s):
+    """The cell table (``floor(u G)``, ``G`` a power of 2) gives the binary search's index
+    for every ``u``, also at each cell's edges and one ulp inside them, where a wrong
+    ``floor`` or a cell wrongly marked as settled would show."""
+    model = ContinuousRewards(4, seed=3)
+    levels = BetaIntervals(model.alpha, model.beta, s, model.quantile)
+    G = levels._cells
+    assert G & (G - 1) == 0 and G >= 16
+    edges = np.arange(G) / G
+    # (not the subnormal above 0, where the model's inverse CDF is NaN; uniforms are >= 2^-54)
+    u = np.concatenate([edges, np.nextafter(edges[1:], 0.0), np.nextafter(edges[1:], 1.0)])
+    arms = np.arange(u.size) % 4
+    got = levels.index(arms, u)
+    assert got.tolist() == levels._search(arms, u).tolist()
+    assert got.tolist() == interval_index(model.quantile(arms, u), s).tolist()
+    # most outcomes are settled by the table alone
+    assert np.count_nonzero(levels._table == 0) <= 0.1 * levels._table.size
