@@ -143,7 +143,15 @@ class ExpensiveLog:
         self, t: int, round_id: int, purpose: str, seconds: float = 0.0, arm: int = -1
     ) -> None:
         """Record one call made at round ``t`` in adaptivity round ``round_id``."""
-        self.record_many(np.array([t]), np.array([round_id]), purpose, np.array([seconds]), arm)
+        # record_many's arrays, built directly (a batched engine records every repetition's
+        # oracle calls one by one: its broadcasting cost ~28 us a call, this ~3 us)
+        self._t.append(np.array([t], dtype=np.int64))
+        self._round.append(np.array([round_id], dtype=np.int64))
+        self._purpose.append(np.array([self._purpose_code(purpose)], dtype=np.int16))
+        self._arm.append(np.array([arm], dtype=np.int64))
+        self._seconds.append(np.array([seconds], dtype=float))
+        self._cache = None
+        self.version += 1
 
     def record_many(
         self,

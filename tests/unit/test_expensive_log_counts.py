@@ -157,3 +157,32 @@ def test_a_grid_above_the_cache_limit_is_counted_the_same_and_not_kept():
     small = big[:100]
     assert all(np.array_equal(x, y[:100]) for x, y in zip(log.cumulative(small), want))
     assert log._counts[3] == small.tobytes()
+
+
+_call = st.tuples(
+    st.integers(0, 10**12),
+    st.integers(0, 10**6),
+    st.sampled_from(["oracle", "LCB max (11)", "representative of arm 3"]),
+    st.floats(0.0, 1e3, allow_nan=False),
+    st.integers(-1, 10**4),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_call, max_size=12))
+def test_record_keeps_what_record_many_of_one_call_keeps(calls: list) -> None:
+    """``record`` builds its arrays directly (batched engines call it per repetition): the
+    records, their dtypes, counts, seconds and pickles equal those of ``record_many``."""
+    one, many = ExpensiveLog(), ExpensiveLog()
+    for t, rid, purpose, seconds, arm in calls:
+        one.record(t, rid, purpose, seconds, arm)
+        many.record_many(np.array([t]), np.array([rid]), purpose, np.array([seconds]), arm)
+    a, b = one.arrays(), many.arrays()
+    assert a.keys() == b.keys()
+    for k in a:
+        assert a[k].dtype == b[k].dtype and np.array_equal(a[k], b[k]), k
+    assert one.purposes == many.purposes and one.version == many.version
+    assert one.queries == many.queries and one.adaptivity == many.adaptivity
+    assert one.seconds == many.seconds
+    again = pickle.loads(pickle.dumps(one)).arrays()
+    assert all(np.array_equal(again[k], a[k]) for k in a)
