@@ -25,6 +25,7 @@ from dashboard.algorithms.cmab.rewards.aggregate import (
     values_sparse,
 )
 from dashboard.algorithms.cmab.rewards.general import expected_aggregate
+from dashboard.algorithms.cmab.rewards.reference import reference_value
 
 
 def _law(rng: np.random.Generator, support: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -254,7 +255,7 @@ def test_reference_values_shared_by_equal_laws_only(monkeypatch):
     """Reference values are cached by the bytes of the action's laws (the repetitions of an
     SROQ-GR epoch before any data ask the same ones): an index with equal laws reads the
     cached value, one with any other law computes its own (equal to ``expected_aggregate``)."""
-    from dashboard.algorithms.cmab.rewards import aggregate
+    from dashboard.algorithms.cmab.rewards import reference as aggregate
 
     monkeypatch.setattr(aggregate, "_REFERENCE", {})
     rng = np.random.default_rng(1)
@@ -274,5 +275,14 @@ def test_reference_values_shared_by_equal_laws_only(monkeypatch):
         assert changed == expected_aggregate(
             [other[i][0] for i in arms], [other[i][1] for i in arms], kind
         )
+        # the batched engines' reference_value reads and fills the same cache
+        assert reference_value([twin[i] for i in arms], kind) == -123.0
+        assert reference_value([other[i] for i in arms], kind) == changed
     lists = [(list(v), list(p)) for v, p in laws]  # not float64 arrays: never cached
     assert ExpectedRewardIndex(lists, "max")._law_keys() is None
+    n = len(aggregate._REFERENCE)
+    value = reference_value([lists[i] for i in arms], "max")
+    assert len(aggregate._REFERENCE) == n  # computed, not cached
+    assert value == expected_aggregate(
+        [laws[i][0] for i in arms], [laws[i][1] for i in arms], "max"
+    )

@@ -14,7 +14,10 @@ together.  What is vectorised across the repetitions:
   :func:`~.gr_batch.refined_queries`;
 * the elimination test ``r^UCB(a^(i)) >= max r^LCB`` decided from the approximate values and
   their error bounds, with the reference ``expected_aggregate`` only when they cannot decide
-  (the max-LCB value itself, which the epoch event reports, is always the reference one);
+  (the max-LCB value itself, which the epoch event reports, is always the reference one;
+  reference values are read from the cache the single policies share,
+  :func:`~..rewards.reference.reference_value`, so the repetitions' equal laws before any
+  data are folded once);
 * the outcomes of a chunk of rounds: outcomes depend only on ``(repetition, arm, pull
   number)`` and the statistics only on how many times each arm was pulled, so each arm's
   pulls are a range of pull numbers whose interval indices come from
@@ -34,7 +37,7 @@ import time
 import numpy as np
 
 from ...base import PolicyEvent
-from ..rewards.laws import expected_aggregate
+from ..rewards.reference import reference_value
 from .disc_batched import DiscBatchBase
 from .gr_batch import exact_laws, optimistic_dense, pessimistic_dense, refined_queries
 
@@ -54,6 +57,10 @@ class BatchedSROQGRCore(DiscBatchBase):
         self.epoch = 0
         self.epoch_end = 0
         self.keep: list[np.ndarray] = []  # per repetition: surviving representatives (K, d)
+        # per base arm, the actions that hold it (d, n_actions), for line 5's queries
+        self._member = np.zeros((self.d, self.arms.shape[0]), dtype=bool)
+        for col in self.arms.T:
+            self._member[col, np.arange(col.size)] = True
 
     def _advance_fast(self, until: int) -> None:
         while self.t < until:
@@ -78,7 +85,7 @@ class BatchedSROQGRCore(DiscBatchBase):
         arms = self.arms
         feasible = ~(~self.N)[:, arms].any(axis=2)  # no eliminated arm (both queries)
         qr, qi = np.nonzero(self.N)  # representative queries, arms in increasing order
-        contains = (arms[None, :, :] == qi[:, None, None]).any(axis=2)
+        contains = self._member[qi]  # (queries, actions): the action holds the query's arm
         owner = np.concatenate([qr, R + np.arange(R)])
         allowed = np.concatenate([feasible[qr] & contains, feasible])
         rows, n_re, approx, bounds = refined_queries(
@@ -103,8 +110,7 @@ class BatchedSROQGRCore(DiscBatchBase):
             max_lcb = -math.inf
             if found[lcb_q]:
                 laws = exact_laws(self.grid, Pl[r])
-                a = arms[rows[lcb_q]]
-                max_lcb = expected_aggregate([laws[i][0] for i in a], [laws[i][1] for i in a], kind)
+                max_lcb = reference_value([laws[i] for i in arms[rows[lcb_q]]], kind)
             keep, answered = [], []
             ucb_laws = None
             for q in mine.tolist():
@@ -119,13 +125,7 @@ class BatchedSROQGRCore(DiscBatchBase):
                 else:  # too close to call from the approximation: the reference value
                     if ucb_laws is None:
                         ucb_laws = exact_laws(self.grid, Pu[r])
-                    a = arms[rows[q]]
-                    ok = (
-                        expected_aggregate(
-                            [ucb_laws[i][0] for i in a], [ucb_laws[i][1] for i in a], kind
-                        )
-                        >= max_lcb
-                    )
+                    ok = reference_value([ucb_laws[i] for i in arms[rows[q]]], kind) >= max_lcb
                 if ok:
                     keep.append(q)
             if not keep:  # impossible with an exact oracle (as in SROQGR)

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import MAX_ENUMERATION
-from .laws import expected_aggregate
+from .reference import _reference, law_key
 
 __all__ = [
     "FFT_LEVELS",
@@ -493,11 +493,6 @@ def check_oracle_work(name: str, env: Any, atoms: int, on_lattice: bool) -> None
         )
 
 
-#: Reference values by (kind, the bytes of each law of the action in fold order): a pure
-#: function of its key, shared by the repetitions (before any data their laws are equal).
-_REFERENCE: dict[tuple[str, tuple[bytes, ...]], float] = {}
-
-
 class ExpectedRewardIndex:
     """The set function ``a -> E[r(a, y)]`` under a product of per-arm laws (Eq. (10)/(11)).
 
@@ -531,29 +526,14 @@ class ExpectedRewardIndex:
         idx = np.flatnonzero(a)
         keys = self._law_keys()
         key = None if keys is None else (self.kind, tuple(keys[i] for i in idx))
-        hit = None if key is None else _REFERENCE.get(key)
-        if hit is not None:
-            return hit
-        value = expected_aggregate(
-            [self.dists[i][0] for i in idx], [self.dists[i][1] for i in idx], self.kind
-        )
-        if key is not None:
-            if len(_REFERENCE) >= 8192:
-                _REFERENCE.clear()
-            _REFERENCE[key] = value
-        return value
+        values = [self.dists[i][0] for i in idx]
+        return _reference(key, values, [self.dists[i][1] for i in idx], self.kind)
 
     def _law_keys(self) -> list[bytes] | None:
         """Per arm, the bytes of its law (``None`` unless every law is float64 arrays)."""
         if self._keys is None:
-            ok = all(
-                isinstance(v, np.ndarray)
-                and isinstance(p, np.ndarray)
-                and v.dtype == np.float64
-                and p.dtype == np.float64
-                for v, p in self.dists
-            )
-            self._keys = [v.tobytes() + b"|" + p.tobytes() for v, p in self.dists] if ok else False
+            keys = [law_key(v, p) for v, p in self.dists]
+            self._keys = False if any(k is None for k in keys) else keys  # type: ignore[assignment]
         return self._keys or None
 
     def law_ids(self) -> np.ndarray:
