@@ -190,6 +190,21 @@ def test_law_ids_equal_unique_over_bytes(shape, data):
     assert law_ids(Q).tolist() == _law_ids_plain(P).tolist()
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 16), st.integers(1, 21), st.sampled_from([1, 2, 6, 32, 40])),
+    seed=st.integers(0, 2**32 - 1),
+    atoms=st.integers(1, len(_ATOMS)),
+)
+def test_law_ids_of_many_rows_equal_unique_over_bytes(shape, seed, atoms):
+    """Both ways of numbering (hashing the rows' bytes, or sorting them from 64 rows of at
+    most 32 levels: SDCB's 16 repetitions at d = 20) give np.unique's ids."""
+    rng = np.random.default_rng(seed)
+    P = np.array(_ATOMS[:atoms])[rng.integers(0, atoms, size=shape)]
+    P[rng.random(shape[:2]) < 0.5] = P[0, 0]  # many equal rows
+    assert law_ids(P).tolist() == _law_ids_plain(P).tolist()
+
+
 @pytest.mark.parametrize(
     "grid",
     [[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], [0.0, 0.2, 0.6, 1.0], [0.5], [0.0, 0.3, 0.31], [0.0, 0.0]],

@@ -483,12 +483,24 @@ def pruned_values(
 _DEDUP_ABOVE = 16
 
 
+#: Rows (at least) and levels (at most) for which :func:`law_ids` sorts the rows' bytes with
+#: ``np.unique`` instead of hashing them (measured crossover: ~50 rows of a few levels).
+_VOID_ROWS = 64
+_VOID_LEVELS = 32
+
+
 def law_ids(P: np.ndarray) -> np.ndarray:
     """``(R, d)`` ids, equal for bit-identical laws (rows of ``P``, any repetitions): the
     inverse of ``np.unique`` over the rows' bytes (ids in the order of the sorted bytes),
-    computed with a set of ``bytes`` (a few dozen rows per call, every round of SDCB)."""
+    computed with a set of ``bytes`` (a few dozen rows per call, every round of SDCB), or
+    for many short rows (:data:`_VOID_ROWS`, :data:`_VOID_LEVELS`) with ``np.unique`` over
+    the rows viewed as bytes, whose sort is that same byte order (2x faster at 320 rows of 6
+    levels, SDCB's 16 repetitions at d = 20; 3.6x slower for rows of 246 levels)."""
     R, d, G = P.shape
     flat = np.ascontiguousarray(P).reshape(-1, G)
+    if flat.shape[0] >= _VOID_ROWS and G <= _VOID_LEVELS:
+        rows = flat.view(np.dtype((np.void, flat.itemsize * G))).ravel()
+        return np.asarray(np.unique(rows, return_inverse=True)[1], dtype=np.int64).reshape(R, d)
     keys = [row.tobytes() for row in flat]
     index = {key: i for i, key in enumerate(sorted(set(keys)))}
     return np.array([index[key] for key in keys], dtype=np.int64).reshape(R, d)
