@@ -57,10 +57,6 @@ class BatchedSROQGRCore(DiscBatchBase):
         self.epoch = 0
         self.epoch_end = 0
         self.keep: list[np.ndarray] = []  # per repetition: surviving representatives (K, d)
-        # per base arm, the actions that hold it (d, n_actions), for line 5's queries
-        self._member = np.zeros((self.d, self.arms.shape[0]), dtype=bool)
-        for col in self.arms.T:
-            self._member[col, np.arange(col.size)] = True
 
     def _advance_fast(self, until: int) -> None:
         while self.t < until:
@@ -85,7 +81,9 @@ class BatchedSROQGRCore(DiscBatchBase):
         arms = self.arms
         feasible = ~(~self.N)[:, arms].any(axis=2)  # no eliminated arm (both queries)
         qr, qi = np.nonzero(self.N)  # representative queries, arms in increasing order
-        contains = self._member[qi]  # (queries, actions): the action holds the query's arm
+        # (queries, actions): the action holds the query's arm (A's rows are arms' rows: one
+        # action size on the fast path)
+        contains = self.A.T[qi]
         owner = np.concatenate([qr, R + np.arange(R)])
         allowed = np.concatenate([feasible[qr] & contains, feasible])
         rows, n_re, approx, bounds = refined_queries(
