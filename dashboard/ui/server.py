@@ -15,6 +15,9 @@
   (``DashboardApp._page_connected``); this loop exception handler turns the unavoidable
   last in-flight write into one debug line, and passes every other error on unchanged.
 
+* :func:`session_query`: the session's query as text, whatever bytes a link holds
+  (``?d=%FF`` was a ``UnicodeDecodeError`` and a traceback in the page).
+
 * :func:`guard_panel_query_parser`: Panel's ``Location`` parses the page's query whenever it
   changes (even with nothing synced) with ``panel.util.parse_query``, which converts digit
   strings with ``int()``: a value of more than 4300 digits raises ``ValueError`` inside
@@ -38,6 +41,7 @@ __all__ = [
     "MAX_HEADER_BYTES",
     "guard_panel_query_parser",
     "harden_server",
+    "query_of",
     "quiet_closed_connections",
     "raise_header_limit",
     "serve_panel_css_locally",
@@ -121,7 +125,12 @@ def guard_panel_query_parser() -> bool:
 
 
 def harden_server() -> None:
-    """All of the above, for the running server (called when it has loaded the app)."""
+    """All of the above, for the running server (called when it has loaded the app), and
+    Panel's ``/components/`` route limited to loaded or allowed modules
+    (:func:`dashboard.ui.routes.guard_component_route`)."""
+    from .routes import guard_component_route
+
+    guard_component_route()
     if raise_header_limit() == 0:
         log.warning("could not raise the HTTP header limit: links over 64 kB will not load")
     quiet_closed_connections()
@@ -129,16 +138,31 @@ def harden_server() -> None:
 
 
 def session_query() -> dict[str, str]:
-    """The page's URL query of a served session (first value per key; empty otherwise)."""
+    """The page's URL query of a served session (first value per key; empty otherwise).
+    Never raises, whatever bytes the query holds (see :func:`query_of`)."""
     try:
         args = pn.state.session_args or {}
     except Exception:  # no session (notebook, headless)
         return {}
+    return query_of(args)
+
+
+def query_of(args: Any) -> dict[str, str]:
+    """``{key: [bytes, ...]}`` (Tornado's parsed query) -> ``{key: first value as text}``.
+
+    Any bytes at all (``?d=%FF``): the undecodable ones become U+FFFD, which no setting
+    accepts, so the page loads and says what it ignored instead of failing to decode."""
     out: dict[str, str] = {}
-    for key, values in args.items():
+    for key, values in dict(args or {}).items():
+        if isinstance(key, bytes):
+            key = key.decode("utf-8", "replace")
+        if isinstance(values, (bytes, str)):
+            values = [values]
         if values:
             value = values[0]
-            out[key] = value.decode() if isinstance(value, bytes) else str(value)
+            out[str(key)] = (
+                value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            )
     return out
 
 

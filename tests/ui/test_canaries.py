@@ -544,3 +544,64 @@ def test_panel_writes_a_pages_events_through_a_module_level_dispatch_tornado(mon
         "no upstream issue",
         "install dispatch_coalesced where Panel now writes a page's messages",
     )
+
+
+# ------------------------------------------------------------- Panel's /components/ route
+PANEL_COMPONENT_ROUTE_IMPORTS = "panel/io/server.py ComponentResourceHandler.parse_url_path"
+
+
+def test_panels_component_route_imports_only_in_parse_url_path():
+    """``dashboard/ui/routes.py`` guards ``parse_url_path``: that is only enough while it is
+    the one method of the handler that imports what a URL names, and while Tornado's static
+    handler resolves every request's path through it."""
+    import panel.io.server as server
+    from tornado.web import StaticFileHandler
+
+    handler = server.ComponentResourceHandler
+    importing = sorted(
+        name
+        for name, member in vars(handler).items()
+        if callable(getattr(member, "__func__", member))
+        and "import" in inspect.getsource(getattr(member, "_dashboard_original", member))
+    )
+    _canary(
+        importing == ["parse_url_path"],
+        f"ComponentResourceHandler methods that import ({importing})",
+        "dashboard/ui/routes.py guard_component_route",
+        PANEL_COMPONENT_ROUTE_IMPORTS,
+        "read the new handler: guard every method that imports a module named by the URL "
+        "before its import (or replace the route's handler class in the served app)",
+    )
+    _canary(
+        "self.parse_url_path(" in inspect.getsource(StaticFileHandler.get),
+        "tornado StaticFileHandler.get resolving its path through parse_url_path",
+        "dashboard/ui/routes.py guard_component_route",
+        PANEL_COMPONENT_ROUTE_IMPORTS,
+        "guard the method Tornado now calls with the URL's path",
+    )
+
+
+def test_the_component_route_is_served_by_the_guarded_class():
+    """Both serve paths (``panel serve`` and ``pn.serve``) build the route with
+    ``get_static_routes``; the guard patches the class those routes name."""
+    import panel.io.server as server
+
+    from dashboard.ui.routes import guard_component_route
+
+    guard_component_route()
+    routes = [r for r in server.get_static_routes({}) if "components" in str(r[0])]
+    _canary(
+        len(routes) == 1 and routes[0][1] is server.ComponentResourceHandler,
+        f"the /components/ route of panel.io.server.get_static_routes ({routes})",
+        "dashboard/ui/routes.py guard_component_route",
+        PANEL_COMPONENT_ROUTE_IMPORTS,
+        "find the class Panel now routes /components/ to and guard its parse_url_path",
+    )
+    resolved = routes[0][1].parse_url_path
+    _canary(
+        getattr(resolved, "_dashboard_guard", False),
+        "the guard on the routed class's parse_url_path (a subclass overrides it?)",
+        "dashboard/ui/routes.py guard_component_route",
+        PANEL_COMPONENT_ROUTE_IMPORTS,
+        "guard the method on the class that really serves the route",
+    )
