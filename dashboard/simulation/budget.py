@@ -26,7 +26,9 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "DEFAULT_MAX_WORK",
     "Estimate",
+    "bytes_text",
     "check_limit",
+    "duration_text",
     "enforce",
     "estimate_design",
     "estimate_run",
@@ -85,6 +87,17 @@ class Estimate:
 
     def describe(self) -> str:
         return f"{self.what}: about {_duration(self.seconds)} and {_bytes(self.memory)}"
+
+
+def duration_text(seconds: float) -> str:
+    """``seconds`` as the estimates say it: ``"45 s"``, ``"12 min"``, ``"21.9 h"``,
+    ``"3 days"`` (the same words in every refusal, whichever tab or command made it)."""
+    return _duration(seconds)
+
+
+def bytes_text(size: float) -> str:
+    """``size`` bytes as the estimates say it: ``"108.0 MB"``."""
+    return _bytes(size)
 
 
 def _duration(s: float) -> str:

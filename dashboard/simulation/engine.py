@@ -94,6 +94,7 @@ def run_on_dask(
     cancel: Any = None,
     retries: int = 2,
     in_flight: int | Callable[[], int] | None = None,
+    priority: int = 0,
 ) -> bool:
     """Submit ``(function, args, tag)`` tasks to ``client``; call ``finish(tag, result)`` in
     this thread as each completes (any order).  Returns True if ``cancel`` stopped it (pending
@@ -109,7 +110,10 @@ def run_on_dask(
     balanced).  Submitted all at once instead (the default), the scheduler assigns every
     task to a worker up front, and a long task can queue behind another on one worker while
     the other worker runs the short ones (``reproduce all``: a 16 s task started last, when
-    the other worker had 5 s of tasks left)."""
+    the other worker had 5 s of tasks left).
+
+    ``priority``: the tasks' Dask priority (higher first; Dask's default 0): a sweep's tasks
+    go below a class's live runs (:data:`.sweep.SWEEP_PRIORITY`)."""
     from distributed import as_completed
 
     from .plugin_sharing import ensure_shared
@@ -134,7 +138,9 @@ def run_on_dask(
         with lock:
             while queue and not state["stop"] and state["running"] < state["want"]:
                 fn, args, tag = queue.pop()
-                future = client.submit(fn, *args, retries=retries, pure=False)
+                future = client.submit(
+                    fn, *args, retries=retries, pure=False, priority=int(priority)
+                )
                 futures[future] = tag
                 state["running"] += 1
                 ac.add(future)

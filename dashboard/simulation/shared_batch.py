@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -166,12 +166,27 @@ def make_simulation(unit: dict[str, Any], reps: Sequence[int]) -> Any:
     )
 
 
-def run_alone(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
-    """One task run on its own (:func:`~.sweep.run_task`): its record."""
+def run_alone(
+    unit: dict[str, Any],
+    reps: Sequence[int],
+    stop: Callable[[], bool] | None = None,
+    slice_seconds: float = 0.5,
+) -> dict[str, Any] | None:
+    """One task run on its own (:func:`~.sweep.run_task`): its record.
+
+    ``stop``: asked after every ``slice_seconds`` of simulation; True returns None at once (the
+    sweep was cancelled).  Slices never change a number (:meth:`~.runner.Simulation.
+    advance_for`): the record is the one of a run in one go."""
     from .records import result_to_record
 
     with make_simulation(unit, reps) as sim:
-        return result_to_record(sim.run())
+        if stop is None:
+            return result_to_record(sim.run())
+        while not sim.done:
+            sim.advance_for(slice_seconds)
+            if not sim.done and stop():
+                return None
+        return result_to_record(sim.result())
 
 
 class _Slice:

@@ -20,12 +20,23 @@ Where the tasks run (:func:`get_client`): ``scheduler="tcp://host:8786"`` (or th
 variable ``BANDIT_DASHBOARD_SCHEDULER``) uses a running cluster; otherwise a
 ``LocalCluster`` (one single-threaded worker process per core) is started lazily on first use
 and shared; ``scheduler="inprocess"`` (the default for tiny sweeps) runs them in this process.
+
+A sweep shares the cluster with a class's live runs.  Its tasks go at a lower Dask priority
+(:data:`SWEEP_PRIORITY`) than a live run's, and a dashboard sweep (``share=True``) keeps at
+most :func:`fair_share` tasks on the cluster (a worker thread stays free for live runs) in
+tasks cut to about :data:`SHARE_TASK_SECONDS`.  Cancel stops the queued tasks (Dask's cancel)
+and the running ones: a task on a worker advances its run in slices of
+:data:`STOP_CHECK_SECONDS` and checks between them the sweep's stop flag (a
+``distributed.Event``), set as soon as the sweep is cancelled or fails.  Slicing never changes
+a number (:meth:`~.runner.Simulation.advance_for`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import threading
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,7 +56,16 @@ from .records import result_from_record
 from .shared_batch import make_simulation, merge_plan, run_alone
 from .specs import make_spec
 from .store import ExperimentWriter
-from .sweep_grid import GRID_FIELDS, MAX_MEMORY, MAX_POINTS, Sweep, make_sweep
+from .sweep_grid import (
+    GRID_FIELDS,
+    MAX_MEMORY,
+    MAX_POINTS,
+    Sweep,
+    SweepEstimate,
+    check_sweep_work,
+    estimate_sweep,
+    make_sweep,
+)
 from .sweep_rows import RowCollector, SweepProgress, SweepResult, SweepRow, load_sweep
 
 __all__ = [
@@ -53,12 +73,19 @@ __all__ = [
     "GRID_FIELDS",
     "MAX_MEMORY",
     "MAX_POINTS",
+    "SHARE_TASK_SECONDS",
+    "STOP_CHECK_SECONDS",
+    "SWEEP_PRIORITY",
     "TINY_WORK",
     "Sweep",
+    "SweepEstimate",
     "SweepProgress",
     "SweepResult",
     "SweepRow",
+    "check_sweep_work",
     "close_clients",
+    "estimate_sweep",
+    "fair_share",
     "get_client",
     "load_sweep",
     "make_simulation",
@@ -72,15 +99,54 @@ __all__ = [
 
 #: Sweeps with at most this many rounds x repetitions in all run in-process by default.
 TINY_WORK = 200_000
+#: Dask priority of a sweep's tasks: below a live run's (Dask's default 0), so that whenever a
+#: worker thread frees up, a student's new live run starts before the sweep's next task.
+SWEEP_PRIORITY = -10
+#: A sharing sweep's tasks are cut by repetitions to about this many estimated seconds ...
+SHARE_TASK_SECONDS = 30.0
+#: ... but not below this many repetitions (where batched engines reach their full speed).
+MIN_SHARE_BLOCK = 16
+#: Seconds of simulation a task on a worker does between two checks of its stop flag.
+STOP_CHECK_SECONDS = 0.5
+#: Seconds a set stop flag stays on the scheduler (then it is cleared: every task that could
+#: read it has stopped long before).
+STOP_FLAG_SECONDS = 120.0
+
+_share_lock = threading.Lock()
+_sharing = {"sweeps": 0}
 
 
 # ------------------------------------------------------------------------------ one task
-def run_task(unit: dict[str, Any], reps: Sequence[int]) -> dict[str, Any]:
+def _stop_flag(name: str) -> Callable[[], bool]:
+    """On a worker: whether the sweep's stop flag (a ``distributed.Event`` named ``name``)
+    is set; a scheduler that cannot be reached counts as stopped (nobody waits for the
+    result)."""
+    from distributed import Event
+
+    event = Event(name)
+
+    def stopped() -> bool:
+        try:
+            return bool(event.is_set())
+        except Exception:
+            return True
+
+    return stopped
+
+
+def run_task(
+    unit: dict[str, Any], reps: Sequence[int], stop: str | None = None
+) -> dict[str, Any] | None:
     """Run one task: one algorithm at one setting, the repetition ids ``reps``.
 
     A plain top-level function (Dask pickles it by reference): returns the piece's record.
+    ``stop``: the name of the sweep's stop flag (a ``distributed.Event``, on a worker): the
+    run advances in slices of :data:`STOP_CHECK_SECONDS` and returns None as soon as the flag
+    is set (the sweep was cancelled: nobody reads the result), the same record otherwise.
     """
-    return run_alone(unit, reps)
+    if stop is None:
+        return run_alone(unit, reps)
+    return run_alone(unit, reps, stop=_stop_flag(stop), slice_seconds=STOP_CHECK_SECONDS)
 
 
 def run_tasks(units: Sequence[dict[str, Any]], reps: Sequence[int]) -> list[dict[str, Any]]:
@@ -139,6 +205,44 @@ def worker_threads(client: Any) -> int:
     """The cluster's worker threads in all (at least 1)."""
     workers = client.scheduler_info().get("workers", {})
     return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+
+def fair_share(threads: int, sweeps: int | None = None) -> int:
+    """Tasks one sharing sweep may have on a cluster of ``threads`` worker threads at a time:
+    all threads but one (kept free for the class's live runs), split among the ``sweeps``
+    sharing sweeps of this process (default: those running now), at least one."""
+    n = _sharing["sweeps"] if sweeps is None else int(sweeps)
+    return max(1, (int(threads) - 1) // max(1, n))
+
+
+def _share_block(unit: dict[str, Any], size: int) -> int:
+    """``size`` halved while a task of that many repetitions is estimated above
+    :data:`SHARE_TASK_SECONDS`, not below :data:`MIN_SHARE_BLOCK` (nor below 1)."""
+    while size > MIN_SHARE_BLOCK and _task_seconds(unit, size) > SHARE_TASK_SECONDS:
+        size = max(MIN_SHARE_BLOCK, math.ceil(size / 2))
+    return size
+
+
+def _raise_stop(client: Any, name: str) -> None:
+    """Set the sweep's stop flag (its running tasks return within a slice), and clear it
+    :data:`STOP_FLAG_SECONDS` later so that the scheduler forgets it."""
+    try:
+        from distributed import Event
+
+        event = Event(name, client=client)
+        event.set()
+    except Exception:  # the cluster is gone: so are its tasks
+        return
+
+    def clear() -> None:
+        try:
+            event.clear()
+        except Exception:
+            pass
+
+    timer = threading.Timer(STOP_FLAG_SECONDS, clear)
+    timer.daemon = True
+    timer.start()
 
 
 def task_plan(
@@ -260,6 +364,40 @@ def run_sweeps(
     return [result(i) for i in range(len(sweeps))]
 
 
+def _run_shared(
+    client: Any,
+    sweep: Sweep,
+    tasks: list[tuple[str, list[int]]],
+    finish: Callable[[str, dict[str, Any]], None],
+    cancel: Any,
+    retries: int,
+    share: bool,
+    priority: int,
+) -> bool:
+    """:func:`run_sweep`'s tasks on Dask, with its stop flag and (``share``) its fair share;
+    True if cancelled."""
+    stop = f"bandit-sweep-stop-{uuid.uuid4().hex}"
+    jobs = [(run_task, (sweep.units[u], reps, stop), u) for u, reps in tasks]
+    in_flight = (lambda: fair_share(worker_threads(client))) if share else None
+    if share:
+        with _share_lock:
+            _sharing["sweeps"] += 1
+    try:
+        cancelled = run_on_dask(
+            client, jobs, finish, cancel, retries, in_flight=in_flight, priority=priority
+        )
+    except BaseException:
+        _raise_stop(client, stop)  # a failed task or Ctrl-C: the running ones stop too
+        raise
+    finally:
+        if share:
+            with _share_lock:
+                _sharing["sweeps"] -= 1
+    if cancelled:
+        _raise_stop(client, stop)
+    return cancelled
+
+
 def run_sweep(
     sweep: Sweep,
     *,
@@ -271,6 +409,9 @@ def run_sweep(
     progress: Callable[[SweepProgress], None] | None = None,
     cancel: Any = None,
     retries: int = 2,
+    max_work: float | None = None,
+    share: bool = False,
+    priority: int = SWEEP_PRIORITY,
 ) -> SweepResult:
     """Run a sweep; return its rows in grid order.
 
@@ -287,11 +428,21 @@ def run_sweep(
         was made by the same sweep, its pieces are reused and only missing ones run.
     progress : called after each finished task with a :class:`SweepProgress`.
     cancel : a ``threading.Event`` (or a callable returning True) to stop: pending tasks
-        are cancelled, finished pieces stay in ``out``, and the result has ``cancelled``.
+        are cancelled, running ones stop within :data:`STOP_CHECK_SECONDS` of simulation,
+        finished pieces stay in ``out``, and the result has ``cancelled``.
     retries : Dask retries of a failed task (a lost worker's tasks are rescheduled anyway).
+    max_work : refuse (ValueError, before any work) a sweep estimated above this many
+        seconds of simulation in all (:func:`check_sweep_work`); None: no limit.
+    share : share the cluster with a class: at most :func:`fair_share` tasks at a time, each
+        cut to about :data:`SHARE_TASK_SECONDS` (unless ``block`` is given).
+    priority : Dask priority of the tasks (default :data:`SWEEP_PRIORITY`, below live runs).
     """
     if scheduler not in (None, "inprocess"):
         check_address(scheduler)
+    if max_work is not None:
+        check_sweep_work(
+            sweep, max_work, override="max_work=None (CLI: --max-work SECONDS or --force)"
+        )
     rows = RowCollector(sweep)
     writer: ExperimentWriter | None = None
     if out is not None:
@@ -308,8 +459,10 @@ def run_sweep(
     if client is not None:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
     size = validate_int("block", block, 1) if block is not None else None
-    size = size or _default_block(sweep, len(todo_units), n_workers)
-    tasks = [(u, b) for u in todo_units for b in _blocks(rows.missing(u), size)]
+    sizes = {u: size or _default_block(sweep, len(todo_units), n_workers) for u in todo_units}
+    if share and size is None:
+        sizes = {u: _share_block(sweep.units[u], sizes[u]) for u in todo_units}
+    tasks = [(u, b) for u in todo_units for b in _blocks(rows.missing(u), sizes[u])]
     total = len(tasks)
     state = {"done": 0}
     cancelled = False
@@ -334,13 +487,7 @@ def run_sweep(
                     break
                 finish(ukey, run_task(sweep.units[ukey], reps))
         elif tasks:
-            cancelled = run_on_dask(
-                client,
-                [(run_task, (sweep.units[u], reps), u) for u, reps in tasks],
-                finish,
-                cancel,
-                retries,
-            )
+            cancelled = _run_shared(client, sweep, tasks, finish, cancel, retries, share, priority)
     finally:
         if writer is not None:
             writer.close()

@@ -1,6 +1,12 @@
 """A sweep's definition: the grid of problem settings x algorithm constants x algorithms,
 validated completely before any work (:func:`make_sweep`), and its split into units (one
 algorithm at one setting) that points share.  Running it: :mod:`.sweep`.
+
+Its work estimate (:func:`estimate_sweep`) is the Live tab's and ``simulate``'s
+(:func:`~.budget.estimate_run`), unit by unit: a point alone is estimated exactly as the same
+settings would be in one run, and the sweep as the sum over its distinct units (a unit shared
+by several points counts once, as it runs once).  :func:`check_sweep_work` refuses a sweep
+above a limit with that estimate in the message.
 """
 
 from __future__ import annotations
@@ -10,13 +16,25 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from ..algorithms.base import validate_int
+from .budget import DEFAULT_MAX_MEMORY, Estimate, bytes_text, duration_text, estimate_run
 from .selection import accepted_kwargs, check_algorithms, resolve_info
 from .specs import MAX_HORIZON, MAX_RUNS, make_spec
 
-__all__ = ["GRID_FIELDS", "MAX_MEMORY", "MAX_POINTS", "Sweep", "make_sweep"]
+__all__ = [
+    "GRID_FIELDS",
+    "MAX_MEMORY",
+    "MAX_POINTS",
+    "Sweep",
+    "SweepEstimate",
+    "check_sweep_work",
+    "estimate_sweep",
+    "make_sweep",
+    "unit_estimate",
+]
 
 #: Most grid points a sweep may have.
 MAX_POINTS = 100_000
@@ -239,3 +257,99 @@ def make_sweep(
             unit_keys.append(ukey)
         sweep.rows.append((point, unit_keys))
     return sweep
+
+
+# ------------------------------------------------------------------------------ estimates
+def _unit_spec(unit: dict[str, Any], cache: dict[str, Any] | None = None) -> Any:
+    """The unit's problem fields as attributes (a unit's spec was validated by
+    :func:`make_sweep`; the estimate reads only its sizes and options)."""
+    return SimpleNamespace(**unit["spec"])
+
+
+def unit_estimate(
+    unit: dict[str, Any], n_reps: int, cache: dict[str, Any] | None = None
+) -> Estimate:
+    """The estimate of one unit (one algorithm at one setting) on ``n_reps`` repetitions:
+    :func:`~.budget.estimate_run`'s for that algorithm alone (``cache``: specs already built,
+    by their JSON)."""
+    spec = _unit_spec(unit, cache)
+    name = f"algorithm {unit['algorithm']} {spec.problem}"
+    if cache is None or name not in cache:
+        info = resolve_info(unit["algorithm"], spec.problem)
+        if cache is not None:
+            cache[name] = info
+    else:
+        info = cache[name]
+    params = {info.name.lower(): dict(unit["params"] or {})}
+    return estimate_run(spec, [info], unit["horizon"], n_reps, params, unit["grid_points"])
+
+
+@dataclass(frozen=True)
+class SweepEstimate:
+    """A sweep's estimated work: ``seconds`` of simulation over all its tasks (each distinct
+    unit once), ``points``, the ``largest`` point's seconds alone (what the Live tab would
+    estimate for its settings) and that point (``largest_point``), and ``memory``: the
+    largest point's run memory (a worker holds at most one point's run of an algorithm)."""
+
+    seconds: float
+    memory: float
+    points: int
+    largest: float
+    largest_point: dict[str, Any]
+
+    def size(self) -> str:
+        """``"3 points, the largest about 21.9 h alone"`` (one point: ``"1 point"``)."""
+        if self.points == 1:
+            return "1 point"
+        return f"{self.points:,} points, the largest about {duration_text(self.largest)} alone"
+
+
+def estimate_sweep(sweep: Sweep) -> SweepEstimate:
+    """The sweep's work and memory estimate (see the module docstring)."""
+    cache: dict[str, Any] = {}
+    per_unit = {k: unit_estimate(u, sweep.runs, cache) for k, u in sweep.units.items()}
+    seconds = sum(e.seconds for e in per_unit.values())
+    largest, largest_point, memory = 0.0, {}, 0.0
+    held: dict[str, float] = {}
+    for point, keys in sweep.rows:
+        ests = [per_unit[k] for k in keys]
+        s = sum(e.seconds for e in ests)
+        if s > largest or not largest_point:
+            largest, largest_point = s, dict(point)
+        # one run of the point's algorithms (as the Live tab would hold it): one feature
+        # matrix, every algorithm's states and curves (the same for every point of one
+        # setting and horizon)
+        units = [sweep.units[k] for k in keys]
+        mkey = json.dumps([units[0]["spec"], units[0]["horizon"]], default=str) if units else ""
+        if units and mkey not in held:
+            spec = _unit_spec(units[0], cache)
+            infos = [resolve_info(u["algorithm"], spec.problem) for u in units]
+            T = units[0]["horizon"]
+            held[mkey] = estimate_run(spec, infos, T, sweep.runs, None, sweep.grid_points).memory
+            memory = max(memory, held[mkey])
+    return SweepEstimate(seconds, memory, len(sweep.rows), largest, largest_point)
+
+
+def check_sweep_work(
+    sweep: Sweep,
+    max_work: float | None,
+    max_memory: float | None = DEFAULT_MAX_MEMORY,
+    override: str | None = None,
+) -> SweepEstimate:
+    """The sweep's estimate, or ValueError when it is above ``max_work`` seconds (in all) or
+    ``max_memory`` bytes (at its largest point), naming the estimate and the way out
+    (``override``: how to lift the limit; None: there is none, only a smaller sweep)."""
+    est = estimate_sweep(sweep)
+    how = "" if override is None else f", or override with {override}"
+    if max_work is not None and est.seconds > max_work:
+        raise ValueError(
+            f"this sweep would take about {duration_text(est.seconds)} of simulation "
+            f"({est.size()}), above the limit of {duration_text(max_work)}; lower T, R or "
+            f"the number of points{how}"
+        )
+    if max_memory is not None and est.memory > max_memory:
+        raise ValueError(
+            f"this sweep would need about {bytes_text(est.memory)} of memory at one point, "
+            f"above the limit of {bytes_text(max_memory)}; lower R, d or K{how}"
+        )
+    return est

@@ -6,13 +6,20 @@ any work, errors shown as an escaped inline notice), then runs it on the Dask cl
 ``$BANDIT_DASHBOARD_SCHEDULER``, or in-process for tiny sweeps) from a background thread, so the
 server's event loop never waits for work.  Each finished task reports progress; the updates are
 handed to the session's event loop (:func:`~dashboard.ui.document.in_document`, thread-safe;
-applied directly when there is no served document, e.g. in tests and notebooks).  Cancel (or
-closing the session) cancels the pending tasks.
+applied directly when there is no served document, e.g. in tests and notebooks).
 
-Plots: the chosen metric (final regret, oracle queries or adaptivity) against the first swept
-field, mean over repetitions with a +-1 sd band, one line per algorithm (and per value of the
-second swept field).  Against the horizon the x axis is logarithmic and, for queries and
-adaptivity, the shape ``d log log T`` is drawn for reference (scaled to the first point).
+Limits and fair share: a sweep is estimated before it starts with the Live tab's estimate
+(:func:`~dashboard.simulation.sweep.estimate_sweep`, point by point) and refused above the
+class's work limit (``serve --max-work``, :func:`~dashboard.ui.config.class_max_work`, the
+same as one live run's) or memory limit, with the estimate in the notice.  It runs with a fair
+share of the cluster (``run_sweep(share=True)``: a worker thread stays free for live runs,
+tasks at a lower Dask priority).  Cancel, or a page closed for :data:`CLOSED_SECONDS` (or its
+session destroyed), stops the queued tasks and the running ones on the workers.
+:func:`largest_sweep` gives the settings of the biggest sweep a limit allows (load tests).
+
+Plots (:mod:`dashboard.ui.sweep_plot`): the chosen metric (final regret, oracle queries or
+adaptivity) against the first swept field, mean over repetitions with a +-1 sd band, one line
+per algorithm (and per value of the second swept field).
 
 Layout: :attr:`SweepView.controls` (settings, Run / Cancel, open a file) and
 :attr:`SweepView.output` (notice, progress, plot, grid) are built once; the dashboard's Sweep
@@ -27,29 +34,46 @@ from __future__ import annotations
 import html
 import math
 import threading
+import time
 from typing import Any
 
-import holoviews as hv
-import numpy as np
 import panel as pn
 import param
 
 from ..simulation import catalogue
-from ..simulation.sweep import GRID_FIELDS, SweepProgress, SweepResult, make_sweep, run_sweep
-from .document import in_document, on_click, served, session_ended
+from ..simulation.budget import DEFAULT_MAX_MEMORY, bytes_text, duration_text
+from ..simulation.sweep import (
+    GRID_FIELDS,
+    SweepEstimate,
+    SweepProgress,
+    SweepResult,
+    estimate_sweep,
+    make_sweep,
+    run_sweep,
+)
+from .config import class_max_work
+from .document import in_document, on_click, page_opened, served, session_ended
 from .safe import escape
+from .sweep_plot import METRICS, metric_values, parse_values, sweep_plot
 
-__all__ = ["METRICS", "SweepView", "parse_values", "sweep_plot"]
+__all__ = [
+    "CLOSED_SECONDS",
+    "MAX_TAB_POINTS",
+    "METRICS",
+    "SweepView",
+    "largest_sweep",
+    "parse_values",
+    "sweep_plot",
+]
 
-if "bokeh" not in hv.Store.renderers:  # the Bokeh backend, without notebook output
-    hv.renderer("bokeh")
+#: Seconds a served page's socket must stay closed before its running sweep is stopped.
+CLOSED_SECONDS = 1.0
+#: Most points a sweep of the Sweep tab may have (its grid is built on the server's event
+#: loop, and one row of the table per point must stay readable).
+MAX_TAB_POINTS = 400
+#: Longest list of values (characters) the Sweep tab reads.
+MAX_VALUES_TEXT = 10_000
 
-#: Metric label -> summary key of a row's per-algorithm result.
-METRICS: dict[str, str] = {
-    "final regret": "final_regret",
-    "oracle queries": "queries",
-    "oracle adaptivity": "adaptivity",
-}
 _ALL_ALGORITHMS = catalogue.algorithm_names()
 _ALL_FIELDS = ["horizon", *dict.fromkeys(f for fs in GRID_FIELDS.values() for f in fs)]
 #: The settings shown as widgets, in order.
@@ -72,101 +96,45 @@ _GRID_CSS = (
     " border-bottom: 1px solid #ddd; } table.sweep-grid th { background: #f2f7fb; }"
 )
 _BIG_BUTTON = ":host .bk-btn { font-size: 16px; padding: 8px 18px; }"
-_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
 
-def parse_values(text: str) -> list[Any]:
-    """``"10, 20, 1e3, sine"`` -> ``[10, 20, 1000, "sine"]`` (ints, floats, else text)."""
-    out: list[Any] = []
-    for part in str(text).split(","):
-        s = part.strip()
-        if not s:
-            continue
-        try:
-            f = float(s)
-        except ValueError:
-            out.append(s)
-            continue
-        out.append(int(f) if f.is_integer() and math.isfinite(f) else f)
-    return out
+def largest_sweep(
+    max_work: float | None = None,
+    points: int = 3,
+    runs: int = 256,
+    problem: str = "cmab",
+    algorithms: tuple[str, ...] = ("AROQ-CMAB", "SROQ-CMAB"),
+) -> dict[str, Any]:
+    """:class:`SweepView` settings of the biggest sweep of ``algorithms`` that ``max_work``
+    estimated seconds allow (default: the class's limit): the horizon swept over ``points``
+    values ``T / points, 2 T / points, ..., T`` with ``runs`` repetitions, T as large as the
+    estimate allows (at most 10^7; at least ``points``, even if that is above the limit).
+    ``SweepView(**largest_sweep(60)).run()`` starts it."""
+    limit = class_max_work() if max_work is None else float(max_work)
+    points = max(1, int(points))
 
+    def settings(T: int) -> dict[str, Any]:
+        values = sorted({max(1, T * (i + 1) // points) for i in range(points)})
+        return {
+            "problem": problem,
+            "algorithms": list(algorithms),
+            "x_field": "horizon",
+            "x_values": ", ".join(str(v) for v in values),
+            "runs": int(runs),
+        }
 
-def _metric_values(row: Any, algorithm: str, metric: str) -> np.ndarray:
-    r = row.result[algorithm]
-    if metric == "final_regret":
-        return np.asarray(r.final_regret, dtype=float)
-    curve = r.queries if metric == "queries" else r.adaptivity
-    return np.asarray(curve[:, -1], dtype=float) if curve.size else np.zeros(r.runs)
+    def seconds(T: int) -> float:
+        s = settings(T)
+        grid = {"horizon": parse_values(s["x_values"])}
+        return estimate_sweep(make_sweep(problem, s["algorithms"], runs=runs, grid=grid)).seconds
 
-
-def sweep_plot(
-    result: SweepResult | None,
-    x: str,
-    metric: str = "final regret",
-    group: str | None = None,
-) -> hv.Overlay:
-    """The metric against swept field ``x``: mean line, points and +-1 sd band per algorithm
-    (and per value of ``group``).  Accepts a partial or empty result."""
-    key = METRICS[metric]
-    xdim = hv.Dimension(x, label="T" if x == "horizon" else x)
-    ydim = hv.Dimension("value", label=metric)
-    layers: list[Any] = []
-    rows = result.rows if result is not None else []
-    algs = result.sweep.algorithms if result is not None else []
-    gvals = sorted({str(r.point.get(group)) for r in rows}) if group else [""]
-    numeric = all(isinstance(r.point.get(x), (int, float)) for r in rows)
-    i = 0
-    for alg in algs:
-        for g in gvals:
-            sel = [r for r in rows if not group or str(r.point.get(group)) == g]
-            if not sel or not numeric:
-                i += 1
-                continue
-            xs = np.array([float(r.point[x]) for r in sel])
-            vals = [_metric_values(r, alg, key) for r in sel]
-            mean = np.array([v.mean() for v in vals])
-            sd = np.array([v.std(ddof=1) if v.size > 1 else 0.0 for v in vals])
-            order = np.argsort(xs)
-            xs, mean, sd = xs[order], mean[order], sd[order]
-            label = f"{alg}" + (f", {group} = {g}" if group else "")
-            color = _COLORS[i % len(_COLORS)]
-            i += 1
-            layers.append(
-                hv.Area((xs, mean - sd, mean + sd), kdims=[xdim], vdims=[ydim, "hi"]).opts(
-                    color=color, alpha=0.2, line_alpha=0
-                )
-            )
-            layers.append(
-                hv.Curve((xs, mean), kdims=[xdim], vdims=[ydim], label=label).opts(
-                    color=color, line_width=3, tools=["hover"]
-                )
-            )
-            layers.append(
-                hv.Scatter((xs, mean), kdims=[xdim], vdims=[ydim]).opts(color=color, size=7)
-            )
-    if x == "horizon" and key != "final_regret" and layers and rows:
-        d = float(rows[0].result.spec.get("d", 1))
-        xs = np.array(sorted({float(r.point[x]) for r in rows}))
-        shape = d * np.log(np.log(np.maximum(xs, 3.0)))
-        first = layers[1].dimension_values(1)[0] if len(layers) > 1 else 1.0
-        scale = first / shape[0] if shape[0] > 0 else 1.0
-        layers.append(
-            hv.Curve((xs, scale * shape), kdims=[xdim], vdims=[ydim], label="d log log T").opts(
-                color="#777777", line_dash="dashed", line_width=2
-            )
-        )
-    if not layers:
-        layers.append(hv.Curve([], kdims=[xdim], vdims=[ydim]))
-    return hv.Overlay(layers).opts(
-        title=f"{metric} against {x}",
-        logx=x == "horizon",
-        responsive=True,
-        height=320,
-        min_height=320,
-        show_grid=True,
-        legend_position="top_left",
-        fontsize={"title": 14, "labels": 13, "xticks": 12, "yticks": 12, "legend": 12},
-    )
+    lo, hi = points, 10_000_000
+    if seconds(hi) <= limit:
+        return settings(hi)
+    while hi - lo > max(1, lo // 1000):  # within 0.1 %
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if seconds(mid) <= limit else (lo, mid)
+    return settings(lo)
 
 
 class SweepView(pn.viewable.Viewer):
@@ -198,6 +166,9 @@ class SweepView(pn.viewable.Viewer):
         self._scheduler = scheduler
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
+        self._closed_since: float | None = None  # when the page's socket was seen closed
+        #: the estimate of the sweep last started (or refused)
+        self.estimate: SweepEstimate | None = None
         self._doc = pn.state.curdoc if pn.state.curdoc is not None else None
         self._served = self._doc is not None and served(self._doc)  # (stays so once ended)
         self.result: SweepResult | None = None
@@ -264,12 +235,25 @@ class SweepView(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ running
     def build(self) -> Any:
-        """The sweep the current choices describe (ValueError if invalid)."""
+        """The sweep the current choices describe (ValueError if invalid; at most
+        :data:`MAX_TAB_POINTS` points, checked before the grid is built)."""
+        for text in (self.x_values, self.group_values):
+            if len(text) > MAX_VALUES_TEXT:
+                raise ValueError(
+                    f"a list of values is {len(text):,} characters long; the Sweep tab takes "
+                    f"at most {MAX_VALUES_TEXT:,}"
+                )
         grid = {self.x_field: parse_values(self.x_values)}
         if self._group() is not None:
             if self._group() == self.x_field:
                 raise ValueError("choose two different fields to sweep")
             grid[self._group()] = parse_values(self.group_values)
+        points = math.prod(len(v) for v in grid.values())
+        if points > MAX_TAB_POINTS:
+            raise ValueError(
+                f"the grid has {points:,} points; the Sweep tab runs at most "
+                f"{MAX_TAB_POINTS:,} (the command line's sweep takes larger grids)"
+            )
         return make_sweep(
             self.problem,
             list(self.algorithms),
@@ -278,6 +262,24 @@ class SweepView(pn.viewable.Viewer):
             seed=self.seed,
             grid=grid,
         )
+
+    def refusal(self, sweep: Any) -> str | None:
+        """Why ``sweep`` may not run in this class (its estimate above the class's work or
+        memory limit, in the Live tab's words), or None."""
+        est = self.estimate = estimate_sweep(sweep)
+        limit = class_max_work()
+        if est.seconds > limit:
+            return (
+                f"it would take about {duration_text(est.seconds)} of simulation "
+                f"({est.size()}); this class allows at most {duration_text(limit)} per run: "
+                f"lower T, R or the number of points."
+            )
+        if est.memory > DEFAULT_MAX_MEMORY:
+            return (
+                f"one of its points would need about {bytes_text(est.memory)} of memory; this "
+                f"class allows at most {bytes_text(DEFAULT_MAX_MEMORY)}: lower R, d or K."
+            )
+        return None
 
     def _notify(self, message: str, kind: str = "danger") -> None:
         text = html.escape(message)
@@ -289,14 +291,21 @@ class SweepView(pn.viewable.Viewer):
             return False
         try:
             sweep = self.build()
+            refused = self.refusal(sweep)
         except ValueError as exc:
             self._notify(f"Cannot run this sweep: {str(exc).splitlines()[0]}")
             return False
+        if refused is not None:
+            self._notify(f"Cannot run this sweep: {refused}")
+            return False
         self._notice.object = ""
         self._cancel = threading.Event()
+        self._closed_since = None
         self.result = SweepResult(sweep, [])
         self._axes = (self.x_field, self._group())
-        self.running, self.progress, self.status = True, 0, "starting"
+        about = "" if self.estimate is None else duration_text(self.estimate.seconds)
+        self.running, self.progress = True, 0
+        self.status = f"starting (about {about} of simulation)"
         self._bar.value = 0
         self._run_button.disabled, self._cancel_button.disabled = True, False
         self._redraw()
@@ -312,13 +321,37 @@ class SweepView(pn.viewable.Viewer):
                 client=self._client,
                 scheduler=self._scheduler,
                 progress=lambda p: self._schedule(self._on_progress, p),
-                cancel=self._cancel,
+                cancel=self._should_stop,
+                share=True,  # a class's live runs keep a worker and go first
             )
         except Exception as exc:  # shown to the user, never a traceback
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             self._schedule(self._on_error, msg)
             return
         self._schedule(self._on_done, res)
+
+    def _should_stop(self) -> bool:
+        """Whether the sweep must stop (asked by the sweep's thread a few times a second):
+        Cancel, or the served page's socket closed for :data:`CLOSED_SECONDS`, or its
+        session destroyed (Bokeh destroys it only some 15-20 s after the tab closed)."""
+        if self._cancel.is_set():
+            return True
+        if not self._served:
+            return False
+        doc = self._doc
+        if not served(doc) or session_ended(doc):
+            self._cancel.set()
+            return True
+        if page_opened(doc):
+            self._closed_since = None
+            return False
+        now = time.monotonic()
+        if self._closed_since is None:
+            self._closed_since = now
+        if now - self._closed_since >= CLOSED_SECONDS:
+            self._cancel.set()
+            return True
+        return False
 
     def _schedule(self, fn: Any, arg: Any) -> None:
         """Apply an update on the session's event loop (directly when there is none), handed
@@ -343,8 +376,10 @@ class SweepView(pn.viewable.Viewer):
             self._grid.object = self._grid_html()
         pct = int(100 * p.tasks_done / p.tasks_total) if p.tasks_total else 100
         self.progress = self._bar.value = pct
+        about = "" if self.estimate is None else duration_text(self.estimate.seconds)
         self.status = (
             f"{p.rows_done} of {p.rows_total} points, {p.tasks_done}/{p.tasks_total} tasks"
+            + (f" (about {about} of simulation in all)" if about else "")
         )
 
     def _finish(self) -> None:
@@ -368,14 +403,16 @@ class SweepView(pn.viewable.Viewer):
         self._finish()
 
     def cancel(self) -> None:
-        """Stop the running sweep (pending tasks are cancelled)."""
+        """Stop the running sweep: its queued tasks are cancelled and its running ones stop
+        on their workers within a slice (``run_sweep``'s stop flag)."""
         self._cancel.set()
 
     def dispose(self) -> None:
-        """Cancel and wait briefly (the session is closing)."""
+        """Cancel and wait briefly (the session is closing; the sweep's thread stops its
+        tasks within a fraction of a second)."""
         self.cancel()
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=2)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the background sweep ends (tests, notebooks)."""
@@ -432,7 +469,7 @@ class SweepView(pn.viewable.Viewer):
             cells = [f"<td>{html.escape(str(point[k]))}</td>" for k in keys]
             for alg in sweep.algorithms:
                 if i in done:
-                    v = _metric_values(done[i], alg, key)
+                    v = metric_values(done[i], alg, key)
                     cells.append(f"<td>{v.mean():,.1f}</td>")
                 else:
                     cells.append("<td>…</td>")
