@@ -92,6 +92,9 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--block", type=int, help="repetitions per task (default: automatic)")
     p.add_argument("--out", help="save to this file as pieces finish; rerun to resume")
     p.add_argument("--format", default="table", help="json | table")
+    from .cli import _add_limits  # (the same flags as simulate's)
+
+    _add_limits(p, "a sweep (all its points)")
     p.set_defaults(func=_cmd_sweep)
 
 
@@ -152,6 +155,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     fmt = check_format(args.format)
     sweep = _sweep_from_args(args)  # every check before any work
+    if not args.force:  # the estimate of simulate, summed over the sweep's points
+        from .simulation.sweep import check_sweep_work
+
+        check_sweep_work(sweep, args.max_work, override="--max-work SECONDS or --force")
     scheduler = args.scheduler
     if scheduler is not None and str(scheduler).strip().lower() == "inprocess":
         scheduler = "inprocess"
