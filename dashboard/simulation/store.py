@@ -20,6 +20,7 @@ policy events are not saved (they can hold one record per round); loaded results
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
@@ -31,13 +32,16 @@ import numpy as np
 from .records import result_from_record, result_to_record
 from .results import SimulationResult
 from .sweep_rows import load_sweep
+from .uploads import MAX_UPLOAD_BYTES, UPLOAD_LIMITS, UploadLimits, read_upload, thin_result
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "MAX_UPLOAD_BYTES",
+    "WEBSOCKET_MAX_MESSAGE_BYTES",
     "ExperimentWriter",
     "load_experiment",
+    "load_upload",
     "parse_experiment",
     "read_experiment",
     "result_from_record",
@@ -48,9 +52,12 @@ __all__ = [
 
 FORMAT = "bandit-dashboard-experiment"
 FORMAT_VERSION = 1
-#: Largest file :func:`saved_results` reads from bytes (a dashboard upload travels base64-encoded
-#: over the websocket, whose default message limit is 20 MiB); larger files: the CLI's ``load``.
-MAX_UPLOAD_BYTES = 15 * 2**20
+#: Largest message a page may send over its websocket: Bokeh's (Tornado's) default, 20 MiB,
+#: which is also all that ``panel serve dashboard`` allows (an app cannot raise it there), so
+#: that ``python -m dashboard serve`` (``pn.serve(websocket_max_message_size=...)``) behaves
+#: the same.  An upload is at most :data:`~.uploads.MAX_UPLOAD_BYTES` (10 MB), refused above
+#: that in the browser and sent in 1 MB binary chunks (:mod:`dashboard.ui.upload`), far below.
+WEBSOCKET_MAX_MESSAGE_BYTES = 20 * 2**20
 #: Exceptions a malformed file can raise inside the loaders (turned into one ValueError).
 _MALFORMED = (KeyError, TypeError, AttributeError, IndexError, RecursionError, OverflowError)
 
@@ -236,11 +243,40 @@ def load_experiment(source: str | Path | bytes, name: str | None = None) -> Any:
     only the finished points if it was interrupted).  A file that is not one, or is
     malformed anywhere, raises ValueError naming it (never another exception)."""
     label = name or ("the file" if isinstance(source, bytes) else str(source))
-    try:
+
+    def read() -> tuple[dict[str, Any], list[dict[str, Any]]]:
         if isinstance(source, bytes):
-            header, pieces, _ = parse_experiment(source, label)
-        else:
-            header, pieces, _ = read_experiment(source)
+            return parse_experiment(source, label)[:2]
+        return read_experiment(source)[:2]
+
+    return _as_results(label, read)
+
+
+def load_upload(
+    data: bytes,
+    name: str = "the file",
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    limits: UploadLimits = UPLOAD_LIMITS,
+) -> Any:
+    """:func:`load_experiment` for a dashboard upload: the file's bytes, every limit of
+    :mod:`.uploads` (size, lines, algorithms, runs, rounds, sweep points) checked line by line
+    *before* any result is built.  ValueError (one sentence naming ``name``) otherwise."""
+    if max_bytes != limits.bytes:
+        limits = dataclasses.replace(limits, bytes=int(max_bytes))
+
+    def read() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        header, pieces = read_upload(data, name, limits)
+        raw = bytes(data)
+        parse_experiment(raw[: raw.index(b"\n") + 1], name)  # the header's format and version
+        return header, pieces
+
+    return _as_results(name, read)
+
+
+def _as_results(label: str, read: Any) -> Any:
+    """``read() -> (header, pieces)`` as result objects, every failure one ValueError."""
+    try:
+        header, pieces = read()
         if header["kind"] == "simulation":
             return load_simulation(header, pieces)
         return load_sweep(header, pieces)
@@ -255,21 +291,21 @@ def load_experiment(source: str | Path | bytes, name: str | None = None) -> Any:
 
 
 def saved_results(
-    data: bytes, name: str = "the file", max_bytes: int = MAX_UPLOAD_BYTES
+    data: bytes,
+    name: str = "the file",
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    points: int | None = None,
 ) -> list[tuple[dict[str, Any], SimulationResult]]:
     """The results a saved file (its bytes, e.g. a dashboard upload) holds, for drawing:
     ``[(point, result)]``, one entry for a single run (``point = {}``) and one per finished
     grid point of a sweep (``point = {field: value}``).  ValueError (one clear sentence) for
-    a file above ``max_bytes``, not an experiment of this dashboard, malformed, without any
-    finished result, or with curves that are not finite numbers."""
-    if not isinstance(data, (bytes, bytearray)):
-        raise ValueError(f"{name!r}: expected the file's bytes")
-    if len(data) > max_bytes:
-        raise ValueError(
-            f"{name!r} is {len(data) / 2**20:.1f} MiB, above the {max_bytes / 2**20:.0f} MiB "
-            "the dashboard opens; load it with `python -m dashboard load FILE` instead"
-        )
-    loaded = load_experiment(bytes(data), name)
+    an empty file, one above ``max_bytes`` or any limit of :mod:`.uploads` (checked before
+    anything is built, :func:`load_upload`), not an experiment of this dashboard, malformed,
+    without any finished result, or with curves that are not finite numbers.  ``points``
+    thins every curve to at most that many recorded rounds (:func:`~.uploads.thin_result`,
+    for drawing).  A plain function of bytes, so that a server can run it in another process
+    (:mod:`dashboard.ui.upload`)."""
+    loaded = load_upload(data, name, max_bytes)
     if isinstance(loaded, SimulationResult):
         entries = [({}, loaded)]
     else:
@@ -280,4 +316,6 @@ def saved_results(
         for r in res.results:
             if not r.times.size or not np.isfinite(r.regret).all():
                 raise ValueError(f"{name!r}: {r.algorithm}'s regret curve is empty or not finite")
+    if points is not None:
+        entries = [(point, thin_result(res, points)) for point, res in entries]
     return entries

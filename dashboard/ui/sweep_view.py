@@ -42,6 +42,7 @@ import param
 
 from ..simulation import catalogue
 from ..simulation.budget import DEFAULT_MAX_MEMORY, bytes_text, duration_text
+from ..simulation.store import load_upload
 from ..simulation.sweep import (
     GRID_FIELDS,
     SweepEstimate,
@@ -53,8 +54,9 @@ from ..simulation.sweep import (
 )
 from .config import class_max_work
 from .document import in_document, on_click, page_opened, served, session_ended
-from .safe import escape
+from .safe import escape, shorten
 from .sweep_plot import METRICS, metric_values, parse_values, sweep_plot
+from .upload import UploadDropper, read_off_loop, uploaded_file
 
 __all__ = [
     "CLOSED_SECONDS",
@@ -200,10 +202,10 @@ class SweepView(pn.viewable.Viewer):
             css_classes=["sweep-cancel-button"],
             stylesheets=[_BIG_BUTTON],
         )
-        self._file = pn.widgets.FileInput(accept=".jsonl,.json", multiple=False)
-        self._file.param.watch(
-            lambda e: e.new and self.open_saved(e.new, self._file.filename), "value"
-        )
+        self._file = UploadDropper(css_classes=["sweep-file"])
+        self._file.param.watch(self._on_upload, "value")
+        self._file.param.watch(lambda e: e.new and self._notify(e.new), "oversized")
+        self._reading = False
         self._controls: pn.Column | None = None
         self._output: pn.Column | None = None
         on_click(self._run_button, lambda: self.run())
@@ -420,36 +422,59 @@ class SweepView(pn.viewable.Viewer):
             self._thread.join(timeout)
 
     def _on_upload(self, event: Any) -> None:
-        if event.new:
-            self.open_saved(event.new, self._file.filename)
+        upload = uploaded_file(event.new)
+        if upload is not None:
+            self._file.value = {}  # the bytes are read once: do not keep them
+            self.open_saved(upload[1], upload[0])
 
     def open_saved(self, data: bytes, name: str | None = None) -> bool:
-        """Show a saved sweep (the bytes of a ``sweep --out`` file); False with a notice if
-        the file is not a sweep of this dashboard."""
-        from ..simulation.store import load_experiment
-
+        """Show a saved sweep (the bytes of a ``sweep --out`` file): every upload limit
+        checked before anything is built (:func:`~dashboard.simulation.store.load_upload`),
+        read away from the event loop in a served page (:func:`~dashboard.ui.upload.read_off_loop`,
+        one file per session at a time).  False with a notice if the file is refused; True if
+        it was shown (headless) or is being read (served)."""
+        label = shorten(name or "the file", 80)
         if self.running:
             self._notify("Wait for the running sweep to finish (or cancel it) first.")
             return False
-        try:
-            res = load_experiment(bytes(data), name or "the file")
-        except ValueError as exc:
-            self._notify(f"Cannot open this file: {str(exc).splitlines()[0]}")
+        if self._reading:
+            self._notify(f"{label} arrived while the previous file is still read; try again.")
+            return False
+        self._reading = True
+        self.status = f"reading {label} …"
+        shown: list[bool] = []
+
+        def done(res: Any, error: ValueError | None) -> None:
+            self._reading = False
+            shown.append(self._show_saved(label, res, error))
+
+        read_off_loop(self._doc, load_upload, (bytes(data), label), done)
+        return shown[0] if shown else True
+
+    def _show_saved(self, name: str, res: Any, error: ValueError | None) -> bool:
+        if error is not None:
+            self.status = ""
+            self._notify(f"Cannot open this file: {str(error).splitlines()[0]}")
             return False
         if not isinstance(res, SweepResult):
+            self.status = ""
             self._notify("This file holds a single run (simulate --save), not a sweep.")
             return False
         self._notice.object = ""
         sweep = res.sweep
         if not sweep.grid:
+            self.status = ""
             self._notify("This sweep has no swept field to plot.")
+            return False
+        if self.running:
+            self._notify("Wait for the running sweep to finish (or cancel it) first.")
             return False
         self.problem = sweep.problem
         self.algorithms = list(sweep.algorithms)
         self.runs, self.seed = sweep.runs, sweep.seed
         self.result = res
         self._axes = (sweep.grid[0][0], sweep.grid[1][0] if len(sweep.grid) > 1 else None)
-        self.status = f"opened {name or 'file'}: {len(res.rows)} of {len(sweep.rows)} points"
+        self.status = f"opened {name}: {len(res.rows)} of {len(sweep.rows)} points"
         self._redraw()
         self._grid.object = self._grid_html()
         return True

@@ -125,7 +125,7 @@ def test_the_valid_files_load_and_a_foreign_file_is_refused(files) -> None:
     assert [p for p, _ in saved_results(files["sweep"], NAME)] == [{"d": 3}, {"d": 4}]
     with pytest.raises(ValueError, match="not a saved experiment of this dashboard"):
         saved_results(json.dumps({"format": FORMAT + "x"}).encode() + b"\n", NAME)
-    with pytest.raises(ValueError, match="above the"):
+    with pytest.raises(ValueError, match="files up to 10 bytes can be opened here"):
         saved_results(files["run"], NAME, max_bytes=10)
     with pytest.raises(ValueError, match=r"malformed|not valid JSON|not a saved"):
         load_experiment(files["run"].replace(b'"algorithms"', b'"algos"'), NAME)
