@@ -3,9 +3,18 @@
 The CLI, the simulation layer and (through :mod:`dashboard.simulation.catalogue`) the dashboard
 resolve user-facing names here, so a name means the same thing everywhere.  Names are matched
 case-insensitively.  Everything an entry says (name, problem, reference, rewards, per-round,
-constants, batched engine) is read from the class's ``declaration``
+constants) is read from the class's ``declaration``
 (:class:`~dashboard.algorithms.declare.AlgorithmDeclaration`); :data:`BUILTIN` only lists which
 classes ship with the package (adding an algorithm is one file plus one line here).
+
+Two engines per algorithm.  The registered class is the *textbook* engine: one repetition,
+round by round, in the paper's names (the file a student is pointed to,
+:attr:`AlgorithmInfo.textbook_file`).  A *fast* engine (:data:`FAST`: ``R`` repetitions at once,
+lock-step arrays, certified arg-maxima, caches) names the algorithm it speeds up in its
+``speeds_up`` attribute; the registry links the two (the declaration's ``batched``), and
+``tests/unit/test_textbook_equals_fast.py`` proves they give the same numbers.  A fast engine
+may name its one-repetition policy (``one_repetition``), which the runner then uses for a
+single repetition too.
 
 Plug-ins (your own policies) join with :func:`register_algorithm`, which validates the class
 against the public contract (:func:`check_policy_class`) first.
@@ -18,7 +27,8 @@ import inspect
 import warnings
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from .base import Policy
@@ -27,10 +37,12 @@ from .declare import RESERVED, AlgorithmDeclaration
 __all__ = [
     "ALGORITHMS",
     "BUILTIN",
+    "FAST",
     "AlgorithmInfo",
     "algorithm_info",
     "algorithms_for",
     "check_policy_class",
+    "link_fast_engine",
     "load",
     "on_change",
     "register_algorithm",
@@ -42,7 +54,7 @@ _PKG = "dashboard.algorithms"
 #: The policy classes shipped with the package, as ``"module:Class"`` under this package.
 BUILTIN: tuple[str, ...] = (
     # --- combinatorial semi-bandits (oracle-efficient paper) ---
-    "cmab.policies.cucb:CUCB",
+    "cmab.textbook.cucb:CUCB",
     "cmab.policies.aroq:AROQ",
     "cmab.policies.aroq:AlphaAROQ",
     "cmab.policies.sroq:SROQ",
@@ -56,11 +68,26 @@ BUILTIN: tuple[str, ...] = (
     "cmab.policies.general:DiscretizedSROQGR",
     # --- semiparametric bandits (experimental-design paper) ---
     "semiparametric.policies.sbe:SBE",
-    "semiparametric.policies.bose:BOSE",
-    "semiparametric.policies.spts:SemiparametricTS",
-    "semiparametric.policies.linear_foils:LinUCB",
-    "semiparametric.policies.linear_foils:GElimination",
+    "semiparametric.textbook.bose:BOSE",
+    "semiparametric.textbook.spts:SemiparametricTS",
+    "semiparametric.textbook.linucb:LinUCB",
+    "semiparametric.textbook.g_elimination:GElimination",
 )
+
+#: The fast engines shipped with the package, as ``"module:Class"``; each class's
+#: ``speeds_up`` names the textbook algorithm whose numbers it reproduces.
+FAST: tuple[str, ...] = (
+    "cmab.policies.cucb:BatchedCUCB",
+    "cmab.policies.batched:BatchedOLSUCBC",
+    "cmab.policies.batched:BatchedSDCB",
+    "cmab.policies.general:BatchedDiscretizedAROQGR",
+    "cmab.policies.general:BatchedDiscretizedSROQGR",
+    "semiparametric.policies.bose:BatchedBOSE",
+    "semiparametric.policies.spts:BatchedSemiparametricTS",
+    "semiparametric.policies.linear_foils:BatchedLinUCB",
+)
+
+_ROOT = Path(__file__).resolve().parents[1]  # the dashboard package
 
 
 @dataclass(frozen=True)
@@ -101,6 +128,32 @@ class AlgorithmInfo:
     @property
     def target(self) -> str:
         return f"{self.cls.__module__}:{self.cls.__qualname__}"
+
+    @property
+    def textbook(self) -> type:
+        """The textbook engine: the registered class (one repetition, round by round)."""
+        return self.cls
+
+    @property
+    def textbook_file(self) -> str:
+        """The textbook engine's source file: its path inside the ``dashboard`` package
+        (``algorithms/cmab/textbook/cucb.py``), or the full path of a plug-in's file."""
+        path = Path(inspect.getsourcefile(self.cls) or "").resolve()
+        try:
+            return path.relative_to(_ROOT).as_posix()
+        except ValueError:
+            return str(path)
+
+    @property
+    def fast(self) -> type | None:
+        """The fast engine (``R`` repetitions at once, the same numbers), or ``None``."""
+        return self.declaration.batched
+
+    @property
+    def fast_target(self) -> str | None:
+        """``"module:Class"`` of :attr:`fast` (``None`` without one)."""
+        fast = self.fast
+        return None if fast is None else f"{fast.__module__}:{fast.__qualname__}"
 
     def load(self) -> type:
         """The policy class."""
@@ -221,8 +274,26 @@ def unregister_algorithm(name: str) -> None:
         _changed()
 
 
+def link_fast_engine(engine: type) -> AlgorithmInfo:
+    """Record ``engine`` as the fast engine of the registered algorithm its ``speeds_up``
+    names (the declaration's ``batched``); ValueError if there is no such algorithm or it
+    already has another one."""
+    name = getattr(engine, "speeds_up", None)
+    info = ALGORITHMS.get(str(name).strip().lower())
+    if not isinstance(name, str) or info is None:
+        raise ValueError(f"{engine.__qualname__}.speeds_up names no registered algorithm: {name!r}")
+    decl = info.declaration
+    if decl.batched is not None and decl.batched is not engine:
+        raise ValueError(f"{info.name} already has the fast engine {decl.batched.__qualname__}")
+    if decl.batched is None:
+        info.cls.declaration = replace(decl, batched=engine)
+    return info
+
+
 for _target in BUILTIN:
     register_algorithm(load(_target), plugin=False)
+for _target in FAST:
+    link_fast_engine(load(_target))
 
 
 def algorithm_info(name: str, problem: str | None = None) -> AlgorithmInfo:

@@ -169,7 +169,14 @@ def check_family(actions: str, d: int, m: int) -> None:
 
 def describe(problem: str | None = None) -> dict[str, Any]:
     """Everything registered, JSON-able (the ``algorithms`` CLI command)."""
-    out: dict[str, Any] = {"algorithms": [d.to_dict() for d in declarations(problem)]}
+    _ready()
+    out: dict[str, Any] = {
+        "algorithms": [
+            # the textbook engine's file (inside the package) and the fast engine, or null
+            {**i.declaration.to_dict(), "textbook": i.textbook_file, "fast": i.fast_target}
+            for i in registry.algorithms_for(problem)
+        ]
+    }
     for key, kind in (("shifts", "shift"), ("actions", "actions"), ("rewards", "reward")):
         out[key] = [
             c.to_dict() for c in components(kind) if problem is None or c.problem == problem

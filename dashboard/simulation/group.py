@@ -1,5 +1,10 @@
 """The R runs of one algorithm inside a :class:`~dashboard.simulation.runner.Simulation`:
 R policies, or the declared batched engine covering all R at once (same numbers).
+
+Which engine runs them is :data:`ENGINES`' choice: ``"fast"`` (the default) uses the
+algorithm's fast engine where it has one (all R at once; for one repetition, or without
+batching, the engine's ``one_repetition`` policy), ``"textbook"`` runs R textbook policies,
+round by round as the paper reads (the same numbers, more slowly).
 """
 
 from __future__ import annotations
@@ -16,7 +21,19 @@ from ..algorithms.base import Policy
 from ..algorithms.registry import AlgorithmInfo
 from .selection import accepted_kwargs
 
-__all__ = ["AlgorithmGroup"]
+__all__ = ["ENGINES", "AlgorithmGroup", "check_engine"]
+
+#: The engines a run may use (see the module docstring); the first is the default.
+ENGINES: tuple[str, ...] = ("fast", "textbook")
+
+
+def check_engine(engine: Any) -> str:
+    """``engine`` normalised (``"fast"`` or ``"textbook"``); ValueError otherwise."""
+    key = engine.strip().lower() if isinstance(engine, str) else None
+    if key not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    return key
+
 
 #: Threads on which the repetitions of a group with a simulated oracle delay sleep together.
 _THREADS = 16
@@ -50,17 +67,22 @@ class AlgorithmGroup:
         envs: list[Any],
         horizon: int,
         allow_batched: bool,
+        engine: str = "fast",
     ) -> None:
         self.info = info
+        self.engine = check_engine(engine)
         cls = info.load()
+        fast = info.fast if self.engine == "fast" else None
+        # one repetition (or no batching): the fast engine's own one-repetition policy
+        cls = getattr(fast, "one_repetition", None) or cls
         kwargs = {**accepted_kwargs(cls, common), **params}
         self.params = {
             k: v for k, v in kwargs.items() if isinstance(v, (int, float, str, bool, type(None)))
         }
         self.envs = envs
         self.R = len(envs)
-        # the declared batched engine (same numbers, R repetitions at once), if any
-        batched_cls = info.declaration.batched if allow_batched and self.R > 1 else None
+        # the fast engine (same numbers, R repetitions at once), if any
+        batched_cls = fast if allow_batched and self.R > 1 else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)

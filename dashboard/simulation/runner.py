@@ -24,7 +24,7 @@ import numpy as np
 from ..algorithms.cmab.oracle import make_executor
 from . import budget
 from .fields import check_bool, check_int
-from .group import AlgorithmGroup
+from .group import AlgorithmGroup, check_engine
 from .results import AlgorithmResult, SimulationResult, merge_results
 from .selection import check_algorithms, check_names, check_params, rep_ids
 from .specs import FIELDS, MAX_HORIZON, MAX_RUNS, ProblemSpec, check_spec
@@ -68,7 +68,7 @@ def time_grid(horizon: int, points: int = 400) -> np.ndarray:
     return g[(g >= 1) & (g <= horizon)]
 
 
-_OPTIONS = ("params", "grid_points", "batched", "max_work", "reps")
+_OPTIONS = ("params", "grid_points", "batched", "max_work", "reps", "engine")
 
 
 def _check_kwargs(kwargs: dict[str, Any]) -> None:
@@ -118,6 +118,10 @@ class Simulation:
         About how many rounds are recorded (see :func:`time_grid`).
     batched : bool
         Use a batched implementation across repetitions where one exists (same numbers).
+    engine : {"fast", "textbook"}
+        ``"fast"`` (default): each algorithm's fast engine where it has one; ``"textbook"``:
+        the textbook engines, one repetition at a time, round by round as the paper reads
+        (the same numbers, more slowly; ``registry.AlgorithmInfo.textbook_file``).
     max_work : float or None
         Refuse (ValueError, before anything is built) a run whose estimated wall time exceeds
         this many seconds or whose memory exceeds :data:`~.budget.DEFAULT_MAX_MEMORY`
@@ -144,6 +148,7 @@ class Simulation:
         batched: bool = True,
         max_work: float | None = budget.DEFAULT_MAX_WORK,
         reps: Sequence[int] | None = None,
+        engine: str = "fast",
     ) -> None:
         self._closed = False
         self._executor: Executor | None = None
@@ -153,6 +158,7 @@ class Simulation:
         self.seed = FIELDS["seed"].check(seed)
         grid_points = check_int("grid_points", grid_points, 2, MAX_GRID_POINTS)
         batched = check_bool("batched", batched)
+        self.engine = check_engine(engine)
         max_work = budget.check_limit("max_work", max_work)
         self.reps = rep_ids(reps, self.runs)
         self.spec = spec
@@ -182,7 +188,13 @@ class Simulation:
             envs = [spec.environment(self.built, self.seed, r) for r in self.reps]
             self.groups.append(
                 AlgorithmGroup(
-                    info, params.get(info.name.lower(), {}), common, envs, self.horizon, batched
+                    info,
+                    params.get(info.name.lower(), {}),
+                    common,
+                    envs,
+                    self.horizon,
+                    batched,
+                    self.engine,
                 )
             )
         self.t = 0
@@ -430,7 +442,8 @@ def simulate(
 ) -> SimulationResult:
     """Batch path: run everything to the horizon and return a :class:`SimulationResult`.
 
-    ``kwargs``: ``params``, ``grid_points``, ``batched``, ``max_work`` (see :class:`Simulation`).
+    ``kwargs``: ``params``, ``grid_points``, ``batched``, ``max_work``, ``reps``, ``engine`` (see
+    :class:`Simulation`).
     """
     _check_kwargs(kwargs)
     with Simulation(spec, algorithms, horizon, runs, seed, **kwargs) as sim:

@@ -64,6 +64,8 @@ class BatchedSDCB(PlayToHorizon):
 
     name = "SDCB"
     problem = "cmab"
+    #: The algorithm whose numbers this engine reproduces (the registry links them).
+    speeds_up = "SDCB"
     #: the single-repetition policy class, set by :mod:`.general` (no import back)
     single: Callable[..., Any]
 
@@ -244,6 +246,8 @@ class BatchedOLSUCBC(PlayToHorizon):
 
     name = "OLS-UCB-C"
     problem = "cmab"
+    #: The algorithm whose numbers this engine reproduces (the registry links them).
+    speeds_up = "OLS-UCB-C"
     #: the single-repetition policy class, set by :mod:`.covariance` (no import back)
     single: Callable[..., Any]
 

@@ -1,13 +1,17 @@
-"""CUCB (Chen, Wang & Yuan 2013), the per-round baseline of Section 6, single and batched.
+"""The fast engine of CUCB (Chen, Wang & Yuan 2013): ``R`` repetitions at once, lock-step.
+
+The algorithm itself, round by round, is :mod:`dashboard.algorithms.cmab.textbook.cucb`; this
+engine reproduces its numbers exactly (``tests/unit/test_textbook_equals_fast.py``).
 
 Every round ``t`` the oracle is queried for ``a_t = argmax_a sum_{i in a} UCB_{t,i}`` with the
 same index as AROQ-CMAB (Eq. (1), CombUCB1 width ``sqrt(C log t / n_{t,i})``), so query and
 adaptivity complexities are both ``T``.
 
 :class:`BatchedCUCB` runs ``R`` repetitions at once on ``(R, d)`` state arrays with one
-vectorised ``family.argmax_linear_batch`` per round.  :class:`CUCB` (one repetition) is the
-same engine with ``R = 1``, which makes tie-breaking, feedback and arithmetic identical: ``R``
-separate CUCB runs give exactly the numbers of one ``BatchedCUCB`` run.
+vectorised ``family.argmax_linear_batch`` per round.  :class:`CUCB` here (one repetition, the
+textbook class's fast stand-in) is the same engine with ``R = 1``, which makes tie-breaking,
+feedback and arithmetic identical: ``R`` separate CUCB runs give exactly the numbers of one
+``BatchedCUCB`` run.
 
 Feedback: for a pull-indexed model (outcome = f(rep, arm, pull number), e.g. LinearRewards) the
 engine pre-draws, per repetition and arm, a window of the next ``B`` outcomes with one
@@ -26,11 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ...base import ExpensiveLog, Policy, PolicyEvent, validate_int
-from ...declare import AlgorithmDeclaration
+from ...base import ExpensiveLog, PolicyEvent, validate_int
 from ..rewards.base import RewardModel
+from ..textbook import cucb as textbook
 from .common import UNPLAYED_INDEX, check_linear_env, pull_indexed, validate_positive
-from .constants import C_UCB, CMAB_LINEAR
 
 __all__ = ["CUCB", "BatchedCUCB"]
 
@@ -69,6 +72,8 @@ class BatchedCUCB:
 
     name = "CUCB"
     problem = "cmab"
+    #: The textbook algorithm whose numbers this engine reproduces (the registry links them).
+    speeds_up = "CUCB"
 
     def __init__(
         self,
@@ -224,54 +229,25 @@ class BatchedCUCB:
         return self
 
 
-class CUCB(Policy):
-    """CUCB (Chen, Wang & Yuan 2013): combinatorial UCB with an oracle call every round.
+class CUCB(textbook.CUCB):
+    """One repetition of CUCB run by the fast engine (:class:`BatchedCUCB` with ``R = 1``).
 
-    The baseline of Section 6 (Figure 2).  Index per base arm:
-    ``mu_hat_{t,i} + sqrt(C log t / n_{t,i})`` (the same CombUCB1 width as AROQ-CMAB, Eq. (1));
-    never-played arms get a large optimistic index; ``a_t = argmax_a sum_{i in a} index_i``.
-    Query complexity = adaptivity complexity = ``T``.
-
-    Parameters
-    ----------
-    C : float
-        Confidence constant (default 1.5, as in the paper's proofs).
-    oracle_delay : float
-        Extra seconds per oracle call (simulated solver cost).
-    executor : concurrent.futures.Executor, optional
-        Accepted for a uniform constructor; unused (one query per round).
-
-    Notes
-    -----
-    Implemented as :class:`BatchedCUCB` with one repetition (a ``(1, d)`` batch oracle), so
-    ``R`` CUCB runs equal one batched run exactly.  Oracle calls are logged in bulk
-    (``record_every_round``), O(1) memory for any ``T``.  For linear means the pseudo-regret is
-    computed from the play counts, ``t r(a*) - sum_i n_i mu_i`` (exactly summed), which equals
-    ``sum_t env.gap(a_t)`` up to one final rounding.
+    The same declaration, parameters and numbers as the textbook
+    :class:`~dashboard.algorithms.cmab.textbook.cucb.CUCB`; the runner uses it for a single
+    repetition (``engine="fast"``).  Oracle calls are logged in bulk (``record_every_round``),
+    O(1) memory for any ``T``.
     """
-
-    declaration = AlgorithmDeclaration(
-        name="CUCB",
-        problem="cmab",
-        reference="Chen et al. 2013 (baseline)",
-        constants=(C_UCB,),
-        rewards=CMAB_LINEAR,
-        per_round=True,
-        batched=BatchedCUCB,
-        doc="combinatorial UCB: one oracle query per round (Section 6 baseline)",
-    )
 
     def __init__(
         self, C: float = 1.5, oracle_delay: float = 0.0, executor: Executor | None = None
     ) -> None:
-        super().__init__()
+        super().__init__(C=C, oracle_delay=oracle_delay, executor=executor)
         self._engine = BatchedCUCB(C=C, oracle_delay=oracle_delay, executor=executor)
-        self.C = self._engine.C
-        self.oracle_delay = self._engine.oracle_delay
 
     def reset(self, env: Any, horizon: int) -> None:
         """Start a run of ``horizon`` rounds on ``env`` (a linear-reward CMABEnvironment)."""
         self._engine.reset([env], horizon)
+        self.env = env
         self.horizon = self._engine.horizon
         self.t = 0
         self.cum_regret = 0.0
@@ -285,3 +261,7 @@ class CUCB(Policy):
         self.t = self._engine.advance(until)
         self.cum_regret = float(self._engine.cum_regret[0])
         return self.t
+
+
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedCUCB.one_repetition = CUCB

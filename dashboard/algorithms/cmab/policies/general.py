@@ -358,6 +358,8 @@ class BatchedDiscretizedAROQGR(BatchedAROQGRCore):
     """Disc-AROQ-GR-CMAB for ``R`` repetitions at once (:mod:`.disc_batched`), exactly the
     numbers of ``R`` :class:`DiscretizedAROQGR` runs."""
 
+    speeds_up = "Disc-AROQ-GR-CMAB"
+
 
 class DiscretizedAROQGR(_Discretized, AROQGR):
     """Algorithm 8 with Algorithm 6: AROQ-GR-CMAB on outcomes discretised to ``s`` levels.
@@ -407,6 +409,8 @@ BatchedDiscretizedAROQGR.single = DiscretizedAROQGR
 class BatchedDiscretizedSROQGR(BatchedSROQGRCore):
     """Disc-SROQ-GR-CMAB for ``R`` repetitions at once (:mod:`.disc_sroq_batched`), exactly
     the numbers of ``R`` :class:`DiscretizedSROQGR` runs."""
+
+    speeds_up = "Disc-SROQ-GR-CMAB"
 
 
 class DiscretizedSROQGR(_Discretized, SROQGR):

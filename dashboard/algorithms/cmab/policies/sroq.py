@@ -1,8 +1,8 @@
 """SROQ-CMAB (Algorithm 2, Theorem 2): Scheduled Rare Oracle Queries, and its time grid.
 
-Epochs are fixed in advance by a grid ``t_1 < ... < t_M``.  At the start of epoch ``tau`` the
-policy computes the UCB/LCB indices of Eq. (2) from all rounds before ``t_tau`` and makes ONE
-parallel batch of oracle queries (Appendix A.1): a representative action
+Epochs are fixed in advance by a grid ``t_1 < ... < t_M`` (:mod:`.sroq_grid`).  At the start
+of epoch ``tau`` the policy computes the UCB/LCB indices of Eq. (2) from all rounds before
+``t_tau`` and makes ONE parallel batch of oracle queries (Appendix A.1): a representative action
 
     a_tau^(i) = argmax_{a in A_{tau-1}, i in a} r_tau^UCB(a)        for every i in N_{tau-1}
 
@@ -30,6 +30,7 @@ from ...declare import AlgorithmDeclaration
 from ..oracle import Oracle, OracleRequest
 from .common import ArmStatistics, check_linear_env, play_schedule_sums, validate_positive
 from .constants import C_UCB, CMAB_LINEAR, GRID, LCB_QUERY, M_EPOCHS
+from .sroq_grid import GRID_KINDS, default_num_epochs, sroq_time_grid
 
 __all__ = [
     "GRID_KINDS",
@@ -39,9 +40,6 @@ __all__ = [
     "sroq_time_grid",
     "validate_lcb_query",
 ]
-
-#: Allowed values of the ``grid`` parameter.
-GRID_KINDS = ("gao", "paper")
 
 #: Allowed values of ``lcb_query``: the max-LCB query joins the representatives' parallel
 #: round (Appendix A.1) or is its own sequential round (the counts of Appendices A.4, A.9).
@@ -65,70 +63,6 @@ def epoch_queries(oracle: Oracle, reps: list, lcb: Any, t: int, lcb_query: str) 
     if lcb_query == "parallel":
         return oracle.batch([*reps, lcb], t)
     return [*oracle.batch(reps, t), oracle.call(lcb, t)]
-
-
-def default_num_epochs(T: int) -> int:
-    """``M = max(2, ceil(log2 log2 T))`` (Theorem 2 wants ``M = Theta(log log T)``; Gao et al.
-    2019 use ``log2 log2 T`` batches), capped at ``T`` so that every epoch has a round."""
-    T = validate_int("T", T, 1)
-    if T <= 2:
-        return T
-    return min(T, max(2, math.ceil(math.log2(math.log2(T)))))
-
-
-def sroq_time_grid(T: int, M: int, kind: str = "gao") -> np.ndarray:
-    """Epoch boundaries of Algorithm 2: ``M + 1`` integers ``g_0 = 1 < g_1 < ... < g_M = T``.
-
-    Epoch ``tau`` (1-based) covers rounds ``g_{tau-1} .. g_tau - 1`` for ``tau < M`` and the
-    last epoch covers ``g_{M-1} .. T`` (inclusive).  ``eta = T^(1 / (2 - 2^(1-M)))`` in both
-    conventions.
-
-    ``kind="gao"`` (default; Gao et al. 2019, batched bandits): the *ends* of the epochs are
-    ``t_1 = eta``, ``t_tau = eta sqrt(t_{tau-1})``, which gives ``t_M = eta^(2 - 2^(1-M)) = T``
-    exactly, so epoch ``tau`` is ``(t_{tau-1}, t_tau]`` with ``t_0 = 0``.
-
-    ``kind="paper"`` (Section 3.2 as printed, fixed up): the *starts* are ``t_1 = 1``,
-    ``t_tau = eta sqrt(t_{tau-1})`` for ``tau = 2 .. M``.  As printed ("t_M = T") the grid does
-    not close: with this ``eta`` the recursion reaches ``T`` at index ``M + 1``, not ``M``.  We
-    read ``t_{M+1} = T`` as the end of the last epoch, so there are exactly ``M`` epochs and the
-    last one is ``[t_M, T]``.  The two conventions then put each boundary at the same real
-    value ``eta^(2 - 2^(2-tau))``, the paper's one round earlier.
-
-    Real boundaries are rounded to integers and forced strictly increasing.
-
-    Parameters
-    ----------
-    T : int
-        Horizon (>= 1).
-    M : int
-        Number of epochs, ``1 <= M <= T``.
-    kind : {"gao", "paper"}
-        Grid convention (see above).
-
-    Returns
-    -------
-    ndarray of int64, shape (M + 1,)
-    """
-    T = validate_int("T", T, 1)
-    M = validate_int("M", M, 1)
-    if M > T:
-        raise ValueError(f"M (number of epochs) must be at most T={T}, got {M}")
-    if kind not in GRID_KINDS:
-        raise ValueError(f"grid must be one of {GRID_KINDS}, got {kind!r}")
-    eta = float(T) ** (1.0 / (2.0 - 2.0 ** (1 - M)))
-    # real boundary between epoch tau and tau+1 (tau = 1..M-1): eta^(2 - 2^(1-tau))
-    tau = np.arange(1, M, dtype=float)
-    x = eta ** (2.0 - 2.0 ** (1.0 - tau))
-    inner = np.floor(x + 1e-9).astype(np.int64) + (1 if kind == "gao" else 0)
-    g = np.empty(M + 1, dtype=np.int64)
-    g[0], g[M] = 1, T
-    g[1:M] = inner
-    # strictly increasing starts, each epoch non-empty, last start <= T
-    for j in range(1, M):
-        g[j] = max(g[j], g[j - 1] + 1)
-    for j in range(M - 1, 0, -1):
-        g[j] = min(g[j], g[j + 1] - (1 if j + 1 < M else 0))
-    return g
 
 
 class SROQ(Policy):

@@ -1,4 +1,8 @@
-"""BOSE (Krishnamurthy, Wu & Syrgkanis 2018), the per-round semiparametric baseline.
+"""The fast engine of BOSE (Krishnamurthy, Wu & Syrgkanis 2018): ``R`` repetitions at once.
+
+The algorithm itself, round by round, is :mod:`dashboard.algorithms.semiparametric.textbook.bose`
+(with the min-max program :func:`minmax_row`); the engine below reproduces its numbers exactly
+(``tests/unit/test_textbook_equals_fast.py``).
 
 Bandit Orthogonalized Semiparametric Estimation.  Each round t:
 
@@ -25,8 +29,8 @@ Step 3, two choices (``distribution``):
   ``g`` the gradient of the concave ``phi(p) = tr Cov_p``: the feasible distributions are
   exactly the maximisers of ``tr Cov_p`` (the dual of the minimum enclosing ball of
   ``A_t``).  We solve that quadratic program every round by a primal active-set method
-  (:func:`minmax_distribution`), warm-started at the previous round's
-  distribution restricted to ``A_t`` (uniform in round 1) and stopped when
+  (:func:`minmax_row`, row by row in :func:`minmax_distribution`), warm-started at the
+  previous round's distribution restricted to ``A_t`` (uniform in round 1) and stopped when
   ``max_b v_b <= qp_tol * tr Cov_p`` (or after ``qp_max_iter`` steps).  The solve is part
   of every round's logged computation (purpose ``"elimination + min-max QP"``), so the
   wall-time and expensive-computation plots show what Appendix H contrasts with SBE's
@@ -43,7 +47,7 @@ updates, stacked matrix products).  With the uniform distribution and ``K >=``
 margin for rounding) keeps every arm without its ``(K, K)`` widths being computed: by
 Cauchy-Schwarz no pair can pass the test (:mod:`.elimination_bound`; the same numbers,
 4.5x per round at d = 20, K = 30 over the first 3 * 10^4 rounds of Appendix I's tuned c).
-:class:`BOSE` (one repetition) *is* that engine with
+:class:`BOSE` here (one repetition, the textbook class's fast stand-in) *is* that engine with
 ``R = 1``, so ``R`` separate BOSE runs give exactly the numbers of one batched run.  The
 machinery shared by the batched per-round baselines (feedback, regret, logs) is
 :class:`~.per_round.PerRoundBatch`, also used by :mod:`.spts` and :mod:`.linear_foils`.
@@ -57,109 +61,21 @@ from typing import Any
 import numpy as np
 
 from ... import randomness as rnd
-from ...base import Policy, validate_positive, validate_probability
-from ...declare import AlgorithmDeclaration, Constant
-from .constants import DELTA, LAM, MULTIPLIER_C
+from ...base import validate_positive, validate_probability
+from ..textbook import bose as textbook
+from ..textbook.bose import DISTRIBUTIONS, minmax_row
 from .elimination_bound import arm_bounds, no_elimination
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
-__all__ = ["BOSE", "DISTRIBUTIONS", "BatchedBOSE", "minmax_distribution"]
-
-#: Values of ``distribution``: the authors' code (uniform) or the paper's min-max program.
-DISTRIBUTIONS = ("uniform", "minmax")
+__all__ = ["BOSE", "DISTRIBUTIONS", "BatchedBOSE", "minmax_distribution", "minmax_row"]
 #: Fewest arms at which :class:`BatchedBOSE` tries :func:`.no_elimination` before the widths:
 #: the bound costs ~0.3 us per repetition-round, the (K, K) widths ~0.9 us at K = 10 (no gain
 #: measured at d = 5, K = 10) and ~8 us at K = 30 (4.5x per round at d = 20, issue 9).
 CERTIFY_MIN_K = 16
 
 
-def _minmax_row(Q: np.ndarray, idx: np.ndarray, tol: float, max_iter: int, start=None):
-    """One row of :func:`minmax_distribution` on the surviving arms ``idx``.
-
-    Primal active-set method for ``min_p f(p) = p^T Q p - q^T p`` (``q = diag Q``, i.e.
-    ``max tr Cov_p``) over the simplex of ``idx``, started at ``start`` restricted to ``idx``
-    and renormalised (uniform when ``start`` is None or puts no mass on ``idx``).  On the
-    working set ``S`` it solves the equality-constrained problem through its KKT system
-    ``[2 Q_SS, 1; 1^T, 0] [p; nu] = [q_S; 1]``; if the solution has a negative weight it steps
-    toward it until a weight reaches 0 and drops that arm, otherwise it moves there and adds
-    the arm of largest violation ``v_b``.  When ``S`` is affinely dependent the system can
-    be inconsistent: ``f`` is then linear along a null direction ``delta`` of the system, and
-    the method moves along the decreasing sign of it until an arm leaves ``S``.  Returns
-    ``(p over idx, max violation clipped at 0, steps)``.
-    """
-    Qs = Q[np.ix_(idx, idx)]
-    # the solution does not depend on the scale of Q: work with max |Q_aa| = 1
-    scale = float(np.max(np.abs(np.diag(Qs))))
-    if not scale > 0:  # all surviving arms at the same point: any p is optimal
-        return np.full(idx.size, 1.0 / idx.size), 0.0, 0
-    Qs = Qs / scale
-    q = np.diag(Qs).copy()
-    n = idx.size
-    p = None if start is None else np.asarray(start, dtype=float)[idx]
-    if p is None or not p.sum() > 0:
-        p = np.full(n, 1.0 / n)
-    else:
-        p = p / p.sum()
-    its = 0
-    while True:
-        Qp = Qs @ p
-        pQp = float(p @ Qp)
-        g = q - 2.0 * Qp
-        v = g - float(p @ g)  # BOSE's violations
-        trace = float(p @ q) - pQp
-        in_S = p > 0
-        S = np.flatnonzero(in_S)
-        outside = np.flatnonzero(~in_S)
-        worst = float(np.max(v))
-        if its >= max_iter or worst <= tol * max(trace, 1e-300):
-            return p, max(worst, 0.0) * scale, its
-        its += 1
-        # equality-constrained minimiser on the working set S
-        k = S.size
-        kkt = np.zeros((k + 1, k + 1))
-        kkt[:k, :k] = 2.0 * Qs[np.ix_(S, S)]
-        kkt[:k, k] = kkt[k, :k] = 1.0
-        rhs = np.empty(k + 1)
-        rhs[:k], rhs[k] = q[S], 1.0
-        sol, *_ = np.linalg.lstsq(kkt, rhs, rcond=None)
-        consistent = np.linalg.norm(kkt @ sol - rhs) <= 1e-9 * (k + 1)
-        if consistent:
-            y = sol[:k]
-            if np.all(y > 0) and np.max(np.abs(y - p[S])) <= 1e-14:
-                # already optimal on S: bring in the most violated arm outside S
-                if outside.size == 0:
-                    return p, max(worst, 0.0) * scale, its
-                j = int(outside[np.argmax(v[outside])])
-                if v[j] <= tol * max(trace, 1e-300):
-                    return p, max(worst, 0.0) * scale, its
-                d_j = q[j] - 2.0 * Qp[j] + pQp  # ||x_j - mu_p||^2
-                step = min(v[j] / (2.0 * d_j), 1.0) if d_j > 1e-300 else 1.0
-                p = (1.0 - step) * p
-                p[j] += step
-                continue
-            direction = np.zeros(n)
-            direction[S] = y - p[S]
-            limit = 1.0
-        else:
-            # f is linear along the null direction of the KKT system: follow its descent
-            _, _, vt = np.linalg.svd(kkt)
-            delta = vt[-1, :k]
-            if float(q[S] @ delta) < 0:
-                delta = -delta
-            direction = np.zeros(n)
-            direction[S] = delta  # f decreases (df/ds = -q_S^T delta < 0)
-            limit = np.inf
-        neg = direction < 0
-        ratios = np.where(neg, p / np.where(neg, -direction, 1.0), np.inf)
-        step = min(limit, float(np.min(ratios)))
-        if not np.isfinite(step) or (step <= 0.0 and not np.any(neg & (p == 0))):
-            return p, max(worst, 0.0) * scale, its  # no progress possible (round-off)
-        p = p + step * direction
-        p[np.abs(p) < 1e-15] = 0.0
-        if step < limit:
-            p[int(np.argmin(np.where(neg, ratios, np.inf)))] = 0.0  # the blocking arm leaves S
-        p = np.maximum(p, 0.0)
-        p /= p.sum()
+#: The textbook's min-max program (one problem), under its former name.
+_minmax_row = minmax_row
 
 
 def minmax_distribution(
@@ -203,7 +119,7 @@ def minmax_distribution(
     iterations = np.zeros(R, dtype=np.int64)
     for r in range(R):
         idx = np.flatnonzero(allowed[r])
-        p[r, idx], violation[r], iterations[r] = _minmax_row(
+        p[r, idx], violation[r], iterations[r] = minmax_row(
             Q[r], idx, tol, max_iter, None if start is None else start[r]
         )
     return p, violation, iterations
@@ -241,6 +157,8 @@ class BatchedBOSE(PerRoundBatch):
     """
 
     name = "BOSE"
+    #: The textbook algorithm whose numbers this engine reproduces (the registry links them).
+    speeds_up = "BOSE"
     purpose = "elimination + update"
     randomised = True
     #: Appendix I's c may differ per repetition (``gamma`` is then an array).
@@ -405,77 +323,11 @@ class BatchedBOSE(PerRoundBatch):
         self.b += z * rewards[:, None]
 
 
-_C = MULTIPLIER_C("c: multiplier of the confidence width", "multiplier of the confidence width")
-_LAM = LAM(None, "ridge lambda of the centred design (null: the paper's choice from d and T)")
-_DISTRIBUTION = Constant(
-    "distribution",
-    "uniform",
-    "choice",
-    choices=DISTRIBUTIONS,
-    doc="action distribution over surviving arms: uniform (the authors' code, default) or "
-    "minmax (Krishnamurthy et al.'s per-round min-max program, Appendix H; solved every round)",
-    label="distribution: surviving-arm play",
-)
-
-_QP_TOL = Constant(
-    "qp_tol",
-    1e-3,
-    low=0.0,
-    low_open=True,
-    high=1.0,
-    doc="minmax only: stop the per-round active-set solve when BOSE's condition holds up to "
-    "the factor 1 + qp_tol",
-    card=False,
-)
-_QP_MAX_ITER = Constant(
-    "qp_max_iter",
-    1000,
-    "int",
-    low=1,
-    high=100_000,
-    doc="minmax only: cap on active-set steps per round",
-    card=False,
-)
-
-
-class BOSE(Policy):
-    """BOSE, the per-round semiparametric baseline (uniform or min-max distribution).
-
-    Parameters
-    ----------
-    c : float
-        Exploration multiplier of ``gamma`` (Appendix I tunes ``c in {1, 2, 4, 8}``), > 0.
-    delta : float
-        Confidence level in (0, 1) used in ``lambda`` and ``gamma``; default 0.05.
-    lam : float, optional
-        Ridge ``lambda``; default ``4 d log(9T) + 8 log(4T/delta)`` (Appendix I).
-    distribution : {"uniform", "minmax"}
-        ``"uniform"`` (default): uniform over surviving arms (the authors' code).
-        ``"minmax"``: Krishnamurthy et al.'s per-round distribution, the solution of the
-        min-max quadratic program of Appendix H (see the module docstring); every round pays
-        an active-set solve, logged as ``"elimination + min-max QP"``.
-    qp_tol : float
-        ``"minmax"`` only: stop when every violation ``v_b <= qp_tol * tr Cov_p``, i.e. BOSE's
-        condition holds up to the factor ``1 + qp_tol`` (> 0, default 1e-3).
-    qp_max_iter : int
-        ``"minmax"`` only: cap on active-set steps per round (>= 1, default 1000).
-
-    Notes
-    -----
-    Implemented as :class:`BatchedBOSE` with one repetition, so ``R`` BOSE runs equal one
-    batched run exactly.  ``Gamma_inv``, ``b`` (shapes ``(d, d)``, ``(d,)``) and ``surviving``
-    (indices of ``A_{t+1}``) read the engine's state.
+class BOSE(textbook.BOSE):
+    """One repetition of BOSE run by the fast engine (:class:`BatchedBOSE`, ``R = 1``): the
+    textbook class's declaration, parameters and numbers.  ``Gamma_inv``, ``b`` (shapes
+    ``(d, d)``, ``(d,)``) and ``surviving`` (indices of ``A_{t+1}``) read the engine's state.
     """
-
-    declaration = AlgorithmDeclaration(
-        name="BOSE",
-        problem="semiparametric",
-        reference="Krishnamurthy et al. 2018 (baseline)",
-        constants=(_C, DELTA, _LAM, _DISTRIBUTION, _QP_TOL, _QP_MAX_ITER),
-        per_round=True,
-        batched=BatchedBOSE,
-        doc="action-centered semiparametric bandit: uniform or min-max surviving-arm play",
-    )
 
     def __init__(
         self,
@@ -486,7 +338,7 @@ class BOSE(Policy):
         qp_tol: float = 1e-3,
         qp_max_iter: int = 1000,
     ) -> None:
-        super().__init__()
+        super().__init__(c, delta, lam, distribution, qp_tol, qp_max_iter)
         self._engine = BatchedBOSE(
             c=c,
             delta=delta,
@@ -532,3 +384,7 @@ class BOSE(Policy):
     def advance(self, until: int) -> int:
         """Play rounds t+1..until (every round is a decision point)."""
         return single_advance(self, until)
+
+
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedBOSE.one_repetition = BOSE

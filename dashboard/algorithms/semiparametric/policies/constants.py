@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from ...declare import Constant
 
-__all__ = ["DELTA", "DESIGN_TOL", "ELIMINATION", "LAM", "MULTIPLIER_C"]
+__all__ = [
+    "BOSE_DISTRIBUTION",
+    "DELTA",
+    "DESIGN_TOL",
+    "DISTRIBUTIONS",
+    "ELIMINATION",
+    "LAM",
+    "MULTIPLIER_C",
+    "QP_MAX_ITER",
+    "QP_TOL",
+]
 
 DELTA = Constant(
     "delta",
@@ -68,5 +78,37 @@ DESIGN_TOL = Constant(
     high_open=True,
     doc="Kiefer-Wolfowitz accuracy of the G-optimal design; below 1e-9 the Frank-Wolfe solver "
     "would not converge in float64",
+    card=False,
+)
+
+#: Values of BOSE's ``distribution``: the authors' code (uniform) or the paper's min-max program.
+DISTRIBUTIONS = ("uniform", "minmax")
+BOSE_DISTRIBUTION = Constant(
+    "distribution",
+    "uniform",
+    "choice",
+    choices=DISTRIBUTIONS,
+    doc="action distribution over surviving arms: uniform (the authors' code, default) or "
+    "minmax (Krishnamurthy et al.'s per-round min-max program, Appendix H; solved every round)",
+    label="distribution: surviving-arm play",
+)
+
+QP_TOL = Constant(
+    "qp_tol",
+    1e-3,
+    low=0.0,
+    low_open=True,
+    high=1.0,
+    doc="minmax only: stop the per-round active-set solve when BOSE's condition holds up to "
+    "the factor 1 + qp_tol",
+    card=False,
+)
+QP_MAX_ITER = Constant(
+    "qp_max_iter",
+    1000,
+    "int",
+    low=1,
+    high=100_000,
+    doc="minmax only: cap on active-set steps per round",
     card=False,
 )

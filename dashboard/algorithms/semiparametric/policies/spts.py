@@ -1,4 +1,8 @@
-"""Semiparametric Thompson sampling (Kim & Paik, ICML 2019), the per-round TS baseline.
+"""The fast engine of semiparametric Thompson sampling (Kim & Paik, ICML 2019).
+
+The algorithm itself, round by round, is
+:mod:`dashboard.algorithms.semiparametric.textbook.spts`; the engine below reproduces its
+numbers exactly (``tests/unit/test_textbook_equals_fast.py``).
 
 Each round t, with ``B`` (initially ``I_d``) and ``y`` (initially 0):
 
@@ -16,12 +20,13 @@ experimental-design paper).  All draws are counter based at round t, so the numb
 depend on chunking.
 
 :class:`BatchedSemiparametricTS` runs ``R`` repetitions at once (stacked Cholesky factors and
-products); :class:`SemiparametricTS` is that engine with ``R = 1``, so both give identical
-numbers.  The exact draws use ``L^-1`` from a stacked LU solve (``numpy.linalg.inv``, lower
-triangle kept), computed for the repetitions that need them only; at ``d >=``
-:data:`TRIANGULAR_MIN_D` the certified scores use LAPACK ``trtri`` per repetition instead (7
-against 3 us per factor at d = 20), and the certificate's slack includes the two inverses'
-difference (a bound in ``d``, ``T`` and ``max ||x||``; it adds ~3e-10 to the 1e-9 rounding
+products); :class:`SemiparametricTS` here (the textbook class's fast stand-in for one
+repetition) is that engine with ``R = 1``, so both give identical numbers.  The exact draws
+use ``L^-1`` from a stacked LU solve (``numpy.linalg.inv``, lower triangle kept), computed
+for the repetitions that need them only; at ``d >=`` :data:`TRIANGULAR_MIN_D` the certified
+scores use LAPACK ``trtri`` per repetition instead (7 against 3 us per factor at d = 20),
+and the certificate's slack includes the two inverses' difference (a bound in ``d``, ``T``
+and ``max ||x||``; it adds ~3e-10 to the 1e-9 rounding
 slack at the paper's d = 20, T = 10^5).
 
 Per-round overhead (issue 9, ``reproduce``'s SP-TS tasks): the table normals of a whole window
@@ -55,8 +60,8 @@ from scipy.linalg.lapack import dtrtri
 from scipy.special import ndtri
 
 from ... import randomness as rnd
-from ...base import Policy, validate_int, validate_positive
-from ...declare import AlgorithmDeclaration, Constant
+from ...base import validate_int, validate_positive
+from ..textbook import spts as textbook
 from .certified_argmax import (
     ROUNDING_SLACK,
     approx_normal,
@@ -64,7 +69,6 @@ from .certified_argmax import (
     feature_norms,
     thresholds,
 )
-from .constants import MULTIPLIER_C
 from .per_round import WINDOW_VALUES, PerRoundBatch, single_advance, single_reset
 
 __all__ = ["BatchedSemiparametricTS", "SemiparametricTS"]
@@ -136,7 +140,9 @@ class BatchedSemiparametricTS(PerRoundBatch):
     """
 
     name = "SP-TS"
-    purpose = "posterior sample + MC probabilities"
+    #: The textbook algorithm whose numbers this engine reproduces (the registry links them).
+    speeds_up = "SP-TS"
+    purpose = textbook.SemiparametricTS.purpose
     randomised = True
     #: Appendix I's c may differ per repetition (``v`` is then an array): the streams do not
     #: depend on it, so one engine over the four values of c draws each window once.
@@ -353,47 +359,14 @@ class BatchedSemiparametricTS(PerRoundBatch):
         self.y += 2.0 * za * rewards[:, None]
 
 
-_C = MULTIPLIER_C("c: posterior scale", "scale of the posterior covariance (exploration)")
-_N_MC = Constant(
-    "n_mc",
-    100,
-    "int",
-    low=1,
-    high=100_000,
-    doc="Monte Carlo draws per round estimating the action probabilities (cost per round)",
-    label="n_mc: Monte Carlo draws per round",
-)
-
-
-class SemiparametricTS(Policy):
-    """Semiparametric Thompson sampling with Monte Carlo action probabilities.
-
-    Parameters
-    ----------
-    c : float
-        Multiplier in ``v = c sqrt(d log T)`` (Appendix I), > 0.
-    n_mc : int
-        Number of Monte Carlo draws used to estimate the action probabilities each round
-        (>= 1; default 100).
-
-    Notes
-    -----
-    Implemented as :class:`BatchedSemiparametricTS` with one repetition, so ``R`` runs equal
-    one batched run exactly; ``B``, ``y`` and ``v`` read the engine's state.
+class SemiparametricTS(textbook.SemiparametricTS):
+    """One repetition of SP-TS run by the fast engine (:class:`BatchedSemiparametricTS`,
+    ``R = 1``): the textbook class's declaration, parameters and numbers; ``B``, ``y`` and
+    ``v`` read the engine's state.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="SP-TS",
-        problem="semiparametric",
-        reference="Kim & Paik 2019 (baseline)",
-        constants=(_C, _N_MC),
-        per_round=True,
-        batched=BatchedSemiparametricTS,
-        doc="semiparametric Thompson sampling with Monte Carlo action probabilities",
-    )
-
     def __init__(self, c: float = 1.0, n_mc: int = 100) -> None:
-        super().__init__()
+        super().__init__(c=c, n_mc=n_mc)
         self._engine = BatchedSemiparametricTS(c=c, n_mc=n_mc)
         self.c, self.n_mc = self._engine.c, self._engine.n_mc
 
@@ -420,3 +393,7 @@ class SemiparametricTS(Policy):
     def advance(self, until: int) -> int:
         """Play rounds t+1..until (every round is a decision point)."""
         return single_advance(self, until)
+
+
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedSemiparametricTS.one_repetition = SemiparametricTS
