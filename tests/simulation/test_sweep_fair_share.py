@@ -152,6 +152,11 @@ def test_slices_with_stop_checks_give_the_same_record():
 def test_cancel_stops_the_running_tasks_on_the_workers_within_seconds(client):
     stop, thread, out = _start(_long_sweep(), client)
     _wait(lambda: _busy_threads(client) == 2, 60)  # both workers run a long task
+    # every task of the sweep waits and runs below a live run's priority (Dask's default 0;
+    # the scheduler keeps the user's priority negated, first in its priority tuple)
+    tasks = client.cluster.scheduler.tasks
+    priorities = {ts.priority[0] for k, ts in list(tasks.items()) if "run_task" in str(k)}
+    assert priorities == {-SWEEP_PRIORITY}
     time.sleep(0.5)
     stop.set()
     took = _wait(lambda: _busy_threads(client) == 0, 5)
