@@ -17,6 +17,7 @@ from dashboard.algorithms.cmab.policies.aroq import AROQ, AlphaAROQ
 from dashboard.algorithms.cmab.policies.cucb import CUCB, BatchedCUCB
 from dashboard.algorithms.cmab.policies.sroq import SROQ, default_num_epochs, sroq_time_grid
 from dashboard.algorithms.cmab.rewards import LinearRewards
+from dashboard.algorithms.cmab.textbook.cucb import CUCB as TextbookCUCB
 
 D, M = 20, 3
 
@@ -91,18 +92,19 @@ def test_cucb_queries_and_adaptivity_equal_T():
     assert p._engine.envs[0].pulls.sum() == 700 * M
 
 
-def test_batched_cucb_equals_separate_runs_exactly():
+def test_batched_cucb_equals_separate_textbook_runs_exactly():
     family, model = setting(d=10, m=3, seed=3)
     R, T = 5, 1500
-    seq = [run(CUCB(), family, model, T, rep=r) for r in range(R)]
+    seq = [run(TextbookCUCB(), family, model, T, rep=r) for r in range(R)]
     b = BatchedCUCB()
     b.reset([model.environment(family, r) for r in range(R)], T)
     for until in (1, 7, 300, 301, 1499, T):  # chunked, too
         assert b.advance(until) == until
     assert np.array_equal(b.cum_regret, [p.cum_regret for p in seq])
-    assert np.array_equal(b.n, np.vstack([p._engine.n for p in seq]))
-    assert np.array_equal(b.sums, np.vstack([p._engine.sums for p in seq]))
+    assert np.array_equal(b.n, np.vstack([p.n for p in seq]))
+    assert np.array_equal(b.sums, np.vstack([p.sums for p in seq]))
     assert all(lg.queries == T for lg in b.logs)
+    assert all(p.log.queries == p.log.adaptivity == T for p in seq)
     # repetitions really differ (no accidental sharing of noise)
     assert len(set(b.cum_regret.tolist())) == R
 

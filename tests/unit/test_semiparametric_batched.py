@@ -1,9 +1,10 @@
-"""Batched (across repetitions) BOSE, SP-TS and LinUCB against R separate single runs.
+"""Batched (across repetitions) BOSE, SP-TS and LinUCB against R separate textbook runs.
 
-The single-repetition classes are the batched engines with R = 1; these tests check that a batch
-of R repetitions gives, repetition by repetition, exactly the numbers (regret, statistics, logs,
-shift history, environment state) of R separate single runs, under oblivious and adaptive
-shifts, whatever the chunking, and that the simulation runner uses the batched classes.
+The single runs are the textbook engines (:mod:`dashboard.algorithms.semiparametric.textbook`,
+round by round as the papers read); these tests check that a batch of R repetitions gives,
+repetition by repetition, exactly their numbers (regret, statistics, logs, shift history,
+environment state), under oblivious and adaptive shifts, whatever the chunking, and that the
+simulation runner uses the batched classes.
 Horizons are small: the throughput comparison lives in benchmarks/bench_batched.py.
 """
 
@@ -17,12 +18,12 @@ from dashboard.algorithms.semiparametric import (
     gap_instance,
     make_shift,
 )
-from dashboard.algorithms.semiparametric.policies.bose import BOSE, BatchedBOSE
-from dashboard.algorithms.semiparametric.policies.linear_foils import BatchedLinUCB, LinUCB
-from dashboard.algorithms.semiparametric.policies.spts import (
-    BatchedSemiparametricTS,
-    SemiparametricTS,
-)
+from dashboard.algorithms.semiparametric.policies.bose import BatchedBOSE
+from dashboard.algorithms.semiparametric.policies.linear_foils import BatchedLinUCB
+from dashboard.algorithms.semiparametric.policies.spts import BatchedSemiparametricTS
+from dashboard.algorithms.semiparametric.textbook.bose import BOSE
+from dashboard.algorithms.semiparametric.textbook.linucb import LinUCB
+from dashboard.algorithms.semiparametric.textbook.spts import SemiparametricTS
 from dashboard.simulation.runner import Simulation
 from dashboard.simulation.specs import SemiparametricSpec
 
