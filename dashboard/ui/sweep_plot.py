@@ -1,5 +1,6 @@
-"""The Sweep tab's plot: a metric against the swept field, mean and +-1 sd band per algorithm
-(and per value of a second swept field), and the parser of its comma-separated values.
+"""The Sweep tab's plot and table: a metric against the swept field, mean and +-1 sd band per
+algorithm (and per value of a second swept field), the grid of means, and the parser of its
+comma-separated values.
 
 Against the horizon the x axis is logarithmic and, for queries and adaptivity, the shape
 ``d log log T`` is drawn for reference (scaled to the first point).  Plain functions of a
@@ -9,6 +10,7 @@ Against the horizon the x axis is logarithmic and, for queries and adaptivity, t
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from ..simulation.sweep import SweepResult
 
-__all__ = ["METRICS", "metric_values", "parse_values", "sweep_plot"]
+__all__ = ["METRICS", "grid_html", "metric_values", "parse_values", "sweep_plot"]
 
 if "bokeh" not in hv.Store.renderers:  # the Bokeh backend, without notebook output
     hv.renderer("bokeh")
@@ -28,6 +30,12 @@ METRICS: dict[str, str] = {
     "oracle queries": "queries",
     "oracle adaptivity": "adaptivity",
 }
+#: The grid table, readable on a projector.
+_GRID_CSS = (
+    "table.sweep-grid { border-collapse: collapse; font-size: 16px; margin-top: 8px; }"
+    "table.sweep-grid th, table.sweep-grid td { padding: 4px 14px; text-align: right;"
+    " border-bottom: 1px solid #ddd; } table.sweep-grid th { background: #f2f7fb; }"
+)
 _COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
 
@@ -122,4 +130,31 @@ def sweep_plot(
         show_grid=True,
         legend_position="top_left",
         fontsize={"title": 14, "labels": 13, "xticks": 12, "yticks": 12, "legend": 12},
+    )
+
+
+def grid_html(result: SweepResult | None, metric: str = "final regret") -> str:
+    """The grid: one row per point, one column per algorithm, filled as points finish (the
+    mean of ``metric``; every key and value escaped)."""
+    if result is None:
+        return ""
+    sweep = result.sweep
+    done = {r.index: r for r in result.rows}
+    keys = [k for k, _ in sweep.grid]
+    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in [*keys, *sweep.algorithms])
+    body = []
+    key = METRICS[metric]
+    for i, point in enumerate(sweep.points):
+        cells = [f"<td>{html.escape(str(point[k]))}</td>" for k in keys]
+        for alg in sweep.algorithms:
+            if i in done:
+                v = metric_values(done[i], alg, key)
+                cells.append(f"<td>{v.mean():,.1f}</td>")
+            else:
+                cells.append("<td>…</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f"<style>{_GRID_CSS}</style>"
+        f'<table class="sweep-grid"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
     )

@@ -55,7 +55,7 @@ from ..simulation.sweep import (
 from .config import class_max_work
 from .document import in_document, on_click, page_opened, served, session_ended
 from .safe import escape, shorten
-from .sweep_plot import METRICS, metric_values, parse_values, sweep_plot
+from .sweep_plot import METRICS, grid_html, parse_values, sweep_plot
 from .upload import UploadDropper, read_off_loop, uploaded_file
 
 __all__ = [
@@ -90,12 +90,6 @@ _CONTROLS = (
     "runs",
     "seed",
     "metric",
-)
-#: The grid table and buttons, readable on a projector.
-_GRID_CSS = (
-    "table.sweep-grid { border-collapse: collapse; font-size: 16px; margin-top: 8px; }"
-    "table.sweep-grid th, table.sweep-grid td { padding: 4px 14px; text-align: right;"
-    " border-bottom: 1px solid #ddd; } table.sweep-grid th { background: #f2f7fb; }"
 )
 _BIG_BUTTON = ":host .bk-btn { font-size: 16px; padding: 8px 18px; }"
 
@@ -482,28 +476,7 @@ class SweepView(pn.viewable.Viewer):
     # ------------------------------------------------------------------ view
     def _grid_html(self) -> str:
         """The grid: one row per point, one column per algorithm, filled as points finish."""
-        if self.result is None:
-            return ""
-        sweep = self.result.sweep
-        done = {r.index: r for r in self.result.rows}
-        keys = [k for k, _ in sweep.grid]
-        head = "".join(f"<th>{html.escape(str(k))}</th>" for k in [*keys, *sweep.algorithms])
-        body = []
-        key = METRICS[self.metric]
-        for i, point in enumerate(sweep.points):
-            cells = [f"<td>{html.escape(str(point[k]))}</td>" for k in keys]
-            for alg in sweep.algorithms:
-                if i in done:
-                    v = metric_values(done[i], alg, key)
-                    cells.append(f"<td>{v.mean():,.1f}</td>")
-                else:
-                    cells.append("<td>…</td>")
-            body.append("<tr>" + "".join(cells) + "</tr>")
-        return (
-            f"<style>{_GRID_CSS}</style>"
-            f'<table class="sweep-grid"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table>"
-        )
+        return grid_html(self.result, self.metric)
 
     @property
     def controls(self) -> pn.Column:
