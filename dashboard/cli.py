@@ -372,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .sweep_cli import add_parsers as add_sweep_commands
 
     add_sweep_commands(sub)
+    _add_limits(sub.choices["sweep"], "a sweep (all its points)")
     try:
         from .reproduce import add_parser as add_reproduce
     except ImportError:

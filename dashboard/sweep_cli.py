@@ -92,10 +92,7 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--block", type=int, help="repetitions per task (default: automatic)")
     p.add_argument("--out", help="save to this file as pieces finish; rerun to resume")
     p.add_argument("--format", default="table", help="json | table")
-    from .cli import _add_limits  # (the same flags as simulate's)
-
-    _add_limits(p, "a sweep (all its points)")
-    p.set_defaults(func=_cmd_sweep)
+    p.set_defaults(func=_cmd_sweep)  # (--max-work and --force: dashboard.cli, as simulate's)
 
 
 def _sweep_from_args(args: argparse.Namespace) -> Any:
