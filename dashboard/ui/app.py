@@ -3,7 +3,10 @@
 :class:`DashboardApp` only composes: :class:`~dashboard.ui.settings.ProblemSettings` (the
 sidebar's widgets, bound to :class:`~dashboard.ui.model.Config` with ``from_param``),
 :class:`~dashboard.ui.constants.ConstantsEditor`, :class:`~dashboard.ui.controls.RunControls`
-(buttons, progress, alerts, notices, download), :class:`~dashboard.ui.lesson_view.LessonPane`
+(buttons, progress, alerts, notices, download; the buttons, speed and progress shown in the
+:class:`~dashboard.ui.toolbar.RunToolbar` at the top of the main area, with present mode,
+the theme switch, the keys, the PNG / SVG export and the run report),
+:class:`~dashboard.ui.lesson_view.LessonPane`
 (lesson chooser, text and welcome card) and :class:`~dashboard.ui.board.PlotBoard` (the plot
 modules of ``dashboard/ui/plots/``) into the "Live run" tab of
 :class:`~dashboard.ui.tabs.PageTabs` (beside the Sweep and Play tabs, built on first open),
@@ -36,11 +39,13 @@ import panel as pn
 import param
 
 from . import document
+from .app_actions import AppActions
 from .board import PlotBoard
 from .constants import ConstantsEditor
 from .controls import RunControls
 from .frame_ack import FrameAck
 from .frame_turns import frame_timer
+from .keys import PAGE_CSS
 from .lesson_view import LessonPane
 from .model import Config, RunModel
 from .pacing import PACER
@@ -56,7 +61,8 @@ from .server import (
 from .settings import ProblemSettings
 from .tabs import PageTabs, live_parts
 from .template import page_template
-from .urlstate import UrlSync, url_keys
+from .toolbar import RunToolbar
+from .urlstate import UrlSync, sync_flag, truthy, url_keys
 from .ws_frames import coalesce_panel_writes
 
 __all__ = ["URL_PARAMETERS", "DashboardApp", "create_app"]
@@ -102,10 +108,15 @@ _PARTS: dict[str, tuple[str, str]] = {
     "x_range": ("board", "x_range"),
     "tabs": ("pages", "tabs"),
     "open_tab": ("pages", "open"),
+    **{
+        n: ("toolbar", n)
+        for n in "present_button theme_button keys_button png_button svg_button "
+        "report_download keys".split()
+    },
 }
 
 
-class DashboardApp(pn.viewable.Viewer):
+class DashboardApp(AppActions, pn.viewable.Viewer):
     """The dashboard component: sidebar controls, live plots and lessons in the Live tab,
     beside the Sweep and Play tabs (:class:`~dashboard.ui.tabs.PageTabs`).
 
@@ -136,6 +147,10 @@ class DashboardApp(pn.viewable.Viewer):
 
     config = param.ClassSelector(class_=Config, doc="The configuration model.")
     run_model = param.ClassSelector(class_=RunModel, doc="The run state machine.")
+    present = param.Boolean(
+        default=False,
+        doc="Present mode: the sidebar hidden, projector fonts (button, key P, ?present=1).",
+    )
 
     def __init__(
         self,
@@ -183,6 +198,9 @@ class DashboardApp(pn.viewable.Viewer):
         self.saved_view = SavedOverlay(
             lambda saved: self._in_document(lambda: self.board.set_saved(saved))
         )
+        self.toolbar = RunToolbar(
+            self.controls, self.settings.speed_select, self.toggle_present, self.report
+        )
         self._build_plots()
         self.sidebar, self.plot_area, self.main = live_parts(
             self.settings,
@@ -191,6 +209,7 @@ class DashboardApp(pn.viewable.Viewer):
             self.lessons_view,
             self.board,
             self.saved_view,
+            self.toolbar,
         )
         # Live run / Sweep / Play tabs (the last two built on first open)
         self.pages = PageTabs(config, self.sidebar, self.main, sweep_options)
@@ -209,6 +228,7 @@ class DashboardApp(pn.viewable.Viewer):
         c.param.watch(self._on_status, ["horizon", "algorithms"])
         self.run_model.param.watch(self._on_status, ["status", "error", "t", "queued"])
         self.lessons_view.param.watch(self._on_lesson, "slug")
+        self.param.watch(self._on_present, "present")
         self._on_names()
         self._on_status()
 
@@ -356,57 +376,6 @@ class DashboardApp(pn.viewable.Viewer):
         low = min(0.01, self.frame_seconds)
         return min(self.frame_seconds, max(low, self.frame_target - self._overhead))
 
-    def load_lesson_preset(self, name: str = "") -> bool:
-        """Apply the selected lesson's preset (``name``: one of its named presets) to the
-        configuration; return whether it applied."""
-        lesson = self.lessons_view.lesson
-        if lesson is None or name not in lesson.presets:
-            return False
-        try:
-            # a lesson starts from the papers' constants unless its preset sets some
-            self.config.apply_preset({"constants": None, **dict(lesson.presets[name])})
-        except ValueError as exc:
-            self.controls.show_alert(str(exc), "danger")
-            return False
-        return True
-
-    def start_lesson(self, number: int | str) -> bool:
-        """One click to a running lesson: open lesson ``number`` (its number or slug) beside the
-        plots, apply its preset and start the run.  Returns whether the run started."""
-        lesson = self.lessons_view.find(number)
-        if lesson is None:
-            return False
-        self.lessons_view.select.value = lesson.slug
-        if not self.load_lesson_preset():
-            return False
-        self.run()
-        return self.run_model.status == "running"
-
-    def apply_query(self, query: dict[str, str]) -> None:
-        """Handle the page URL's ``?lesson=N`` (open lesson N and apply its preset) and
-        ``&autorun=1`` (also start the run).  Other keys are the configuration's URL sync.
-
-        A lesson that does not exist is explained in the alert; nothing else changes then.
-        """
-        number = str(query.get("lesson", "")).strip()
-        if not number:
-            return
-        lesson = self.lessons_view.find(number)
-        if lesson is None:
-            numbers = (
-                ", ".join(str(le.number) for le in self.lessons_view.lessons) or "none available"
-            )
-            self.controls.show_alert(
-                f"There is no lesson {number!r} (lesson=N in the address); lessons: {numbers}.",
-                "warning",
-            )
-            return
-        self.lessons_view.select.value = lesson.slug
-        applied = self.load_lesson_preset()
-        autorun = str(query.get("autorun", "")).strip().lower() in ("1", "true", "yes", "on")
-        if applied and autorun:
-            self.run()
-
     # ------------------------------------------------------------------ internals
     def _structure(self) -> tuple[Any, ...]:
         c = self.config
@@ -504,6 +473,9 @@ class DashboardApp(pn.viewable.Viewer):
         built = self._plots_structure
         stale = m.result is not None and built is not None and self._structure() != built
         self.controls.show_state(m, self.config, stale)
+        report = self.toolbar.report_download
+        if report.disabled != (m.result is None):
+            report.disabled = m.result is None
 
     def _csv(self) -> str:
         result = self.run_model.result
@@ -521,7 +493,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     The template is Bootstrap rather than Fast: the Fast design always loads its font from
     fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
     """
-    pn.extension("mathjax", raw_css=[_CSS], notifications=False)
+    pn.extension("mathjax", raw_css=[_CSS, PAGE_CSS], notifications=False)
     serve_panel_css_locally()
     quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
     guard_panel_query_parser()  # before pn.state.location parses the page's query
@@ -533,6 +505,9 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
         app.url_sync = UrlSync(app.config, location, app.pages.url_notices(location, app.controls))
     else:
         app.controls.show_url_notices(app.pages.apply_query(query))
+    app.present = truthy(query.get("present", ""))
+    if location is not None:
+        sync_flag(location, "present", app, "present")
     if query.get("lesson"):
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(lambda: app.apply_query(query))  # after the URL sync, page loaded
@@ -544,7 +519,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
         "Bandit teaching dashboard: oracle-efficient and semiparametric bandits",
         sidebar=[app.pages.side],
         main=[app.pages, app.frame_ack],
-        sidebar_width=360,
+        sidebar_width=320,
     )
     template.app = app  # handle for tests and notebooks
     return template

@@ -3,11 +3,14 @@ modules (:data:`dashboard.ui.plots.PLOTS` by default).
 
 :class:`PlotBoard` (a ``pn.viewable.Viewer``) builds one :class:`~dashboard.ui.live.LivePlot`
 per plot module that applies to the problem, lays out the wide ones (the regret plot) across
-the full width and the others two per row (one per row beside an open lesson), each with its
-caption, and pushes results to them at each module's cadence: every ``every``-th frame, or
+the full width and the others in a wrapping row of cards (each at least :data:`CARD_WIDTH`
+pixels wide, so as many per row as fit: one beside an open lesson on a laptop, three on a
+wide screen), each with its caption, and pushes results to them at each module's cadence:
+every ``every``-th frame, or
 only when a new epoch / phase event arrived (``on_events``).  Time plots share one x range.
 Nothing here knows about runs or widgets: the app calls :meth:`rebuild`, :meth:`push` and
-:meth:`clear`.
+:meth:`clear`.  :attr:`PlotBoard.present` switches every figure's fonts to projector sizes
+(:func:`~dashboard.ui.plots.common.style_figure`), in place and after every re-render.
 """
 
 from __future__ import annotations
@@ -22,8 +25,16 @@ from bokeh.models import Range1d
 from .live import LivePlot
 from .plots import PLOTS, PlotContext, PlotModule
 from .plots.base import Saved
+from .plots.common import style_figure
 
-__all__ = ["PlotBoard"]
+__all__ = ["CARD_WIDTH", "PlotBoard"]
+
+#: Smallest width of a plot card in the wrapping row (its frame then stays >= 320 px wide).
+CARD_WIDTH = 420
+
+
+def _cards(cards: list[Any]) -> pn.FlexBox:
+    return pn.FlexBox(*cards, flex_wrap="wrap", sizing_mode="stretch_width", name="plots", margin=0)
 
 
 def _event_counts(result: Any) -> dict[str, int]:
@@ -45,7 +56,13 @@ class PlotBoard(pn.viewable.Viewer):
         The plots, in order (default :data:`dashboard.ui.plots.PLOTS`).
     """
 
-    ncols = param.Integer(default=2, bounds=(1, 4), doc="Plots per row in the grid.")
+    ncols = param.Integer(
+        default=2,
+        bounds=(1, 4),
+        doc="Most plot cards per row (1: one per row, e.g. beside a lesson); the row wraps "
+        "earlier when the cards would be narrower than CARD_WIDTH.",
+    )
+    present = param.Boolean(default=False, doc="Projector fonts on every figure.")
 
     def __init__(self, modules: Sequence[PlotModule] | None = None, **params: Any) -> None:
         super().__init__(**params)
@@ -59,9 +76,11 @@ class PlotBoard(pn.viewable.Viewer):
         self._frames = 0
         self._event_counts: dict[str, int] | None = None
         self._events_shown = False
-        self._grid = pn.GridBox(ncols=self.ncols, sizing_mode="stretch_width", name="plots")
+        self._cards: list[Any] = []
+        self._grid = _cards([])
         self._layout = pn.Column(self._grid, sizing_mode="stretch_width", margin=0)
-        self.param.watch(lambda e: setattr(self._grid, "ncols", e.new), "ncols")
+        self.param.watch(self._on_ncols, "ncols")
+        self.param.watch(self._on_present, "present")
 
     @property
     def panes(self) -> dict[str, Any]:
@@ -93,6 +112,7 @@ class PlotBoard(pn.viewable.Viewer):
             if not module.wanted(ctx):
                 continue
             live = module.make(ctx)
+            live.restyle = self._style
             self.plots[module.key] = live
             if module.wide:
                 wide.append(live.pane)
@@ -100,13 +120,38 @@ class PlotBoard(pn.viewable.Viewer):
                 caption = pn.pane.Markdown(
                     module.caption, styles={"font-size": "15px"}, margin=(0, 10)
                 )
-                cards.append(pn.Column(live.pane, caption, sizing_mode="stretch_width"))
+                cards.append(
+                    pn.Column(
+                        live.pane,
+                        caption,
+                        sizing_mode="stretch_width",
+                        styles=self._card_style(),
+                        css_classes=["plot-card"],
+                    )
+                )
         self.structure = (problem, tuple(algorithms), bool(log_axes), band)
         self._frames = 0
         self._event_counts = None
         self._events_shown = False
-        self._grid = pn.GridBox(*cards, ncols=self.ncols, sizing_mode="stretch_width", name="plots")
+        self._cards = cards
+        self._grid = _cards(cards)
         self._layout.objects = [*wide, self._grid]
+
+    def _card_style(self) -> dict[str, str]:
+        share = f"calc({100 / max(self.ncols, 1):.3f}% - 10px)"
+        return {"flex": f"1 1 max({CARD_WIDTH}px, {share})", "min-width": "300px"}
+
+    def _on_ncols(self, *_: Any) -> None:
+        for card in self._cards:
+            card.styles = self._card_style()
+
+    def _style(self, fig: Any) -> None:
+        style_figure(fig, self.present)
+
+    def _on_present(self, *_: Any) -> None:
+        for live in self.plots.values():
+            if live.figure is not None:
+                style_figure(live.figure, self.present)
 
     def reset_range(self, horizon: int) -> None:
         """A new run of the same layers: the shared time axis spans its horizon."""

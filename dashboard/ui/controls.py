@@ -1,4 +1,5 @@
-"""Run controls and messages: Run / Pause / Step / Reset, the progress text and bar, the
+"""Run controls and messages: Run / Pause / Step / Reset, the progress text and bar (shown
+in the toolbar at the top of the main area: :mod:`dashboard.ui.toolbar`), the
 alert (configuration problems as a warning, a failed run as a danger alert), the address
 notice (what the link asked for and did not get), the run notice and the CSV download.
 
@@ -53,7 +54,7 @@ class RunControls(pn.viewable.Viewer):
         super().__init__(**params)
         self._shown: tuple[Any, ...] | None = None  # what show_state last set, besides t
         self.run_button = pn.widgets.Button(
-            label="▶ Run", color="primary", css_classes=["run-button"]
+            label="Run", color="primary", css_classes=["run-button"]
         )
         self.pause_button = pn.widgets.Button(
             label="Pause", color="default", css_classes=["pause-button"]
@@ -174,15 +175,12 @@ class RunControls(pn.viewable.Viewer):
         text = "\n".join(f"- {escape(n, 400)}" for n in notices)
         self.url_notice.param.update(object=text, visible=bool(notices))
 
-    def __panel__(self) -> pn.viewable.Viewable:
+    def messages(self) -> pn.Column:
+        """The alert and the notices (under the toolbar, where the reason Run is off shows)."""
         return pn.Column(
-            pn.Row(self.run_button, self.pause_button, sizing_mode="stretch_width"),
-            pn.Row(self.step_button, self.reset_button, sizing_mode="stretch_width"),
-            self.progress_text,
-            self.alert,
-            self.url_notice,
-            self.notice,
-            self.download,
-            sizing_mode="stretch_width",
-            margin=0,
+            self.alert, self.url_notice, self.notice, sizing_mode="stretch_width", margin=0
         )
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        """The sidebar part: the CSV download (the buttons and progress are the toolbar's)."""
+        return pn.Column(self.download, sizing_mode="stretch_width", margin=0)

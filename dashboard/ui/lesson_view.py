@@ -6,7 +6,8 @@ preset, start the run) is the app's, reached through the ``on_start`` / ``on_pre
 callbacks; a lesson's named presets (``preset NAME`` blocks) get one more button each below
 the main one.  Hooks for browser tests: ``lesson-select``, ``load-preset-button``,
 ``named-preset-button`` / ``preset-<NAME>``,
-``lesson-text``, ``welcome-card``, ``start-lesson-button``, ``lesson-start-button`` and
+``lesson-text``, ``lesson-column``, ``lesson-close-button``, ``welcome-card``,
+``start-lesson-button``, ``lesson-start-button`` and
 ``lesson-start-<N>``.
 """
 
@@ -121,7 +122,26 @@ class LessonPane(pn.viewable.Viewer):
         )
         self.on_preset = on_preset
         self.named_buttons = pn.Column(sizing_mode="stretch_width", margin=0)
-        self.column = pn.Column(self.text, width=430, visible=False, scroll=True, max_height=1400)
+        #: closes the lesson (the plots take the whole width; the chooser reopens it)
+        self.hide_button = pn.widgets.Button(
+            label="Close lesson ✕",
+            css_classes=["lesson-close-button"],
+            align="end",
+            stylesheets=[":host .bk-btn { font-size: 15px; }"],
+        )
+        on_click(self.hide_button, lambda: setattr(self.select, "value", ""))
+        # beside the plots, 380 px wide (it may shrink to 300); below them when the window
+        # is too narrow for both (the main area is a wrapping row: tabs.live_parts)
+        self.column = pn.Column(
+            self.hide_button,
+            self.text,
+            visible=False,
+            scroll=True,
+            max_height=1400,
+            sizing_mode="stretch_width",
+            styles={"flex": "0 1 380px", "min-width": "300px"},
+            css_classes=["lesson-column"],
+        )
         self.select.param.watch(lambda e: setattr(self, "slug", e.new), "value")
         on_click(self.preset_button, on_preset)
         self.welcome = self._welcome_card(on_start)

@@ -106,7 +106,7 @@ class LivePlot:
         autoscale_x: bool = False,
         x_range: Range1d | None = None,
         on_render: Callable[[Any], None] | None = None,
-        height: int = 320,
+        height: int = 440,
         frames: Callable[[Any], list[dict[str, np.ndarray]]] | None = None,
         y_keys: tuple[str, ...] = (),
         x_keys: tuple[str, ...] = (),
@@ -126,6 +126,8 @@ class LivePlot:
         self.autoscale_x = autoscale_x
         self.x_range = x_range
         self.on_render = on_render
+        #: ``restyle(figure)`` after each full render (the board's fonts: present mode)
+        self.restyle: Callable[[Any], None] | None = None
         self.sent = 0
         self.renders = 0
         self.hv_plot: Any = None
@@ -252,6 +254,8 @@ class LivePlot:
             self.hv_plot.state.x_range = self.x_range
         if self.on_render is not None:
             self.on_render(self.hv_plot)
+        if self.restyle is not None:
+            self.restyle(self.hv_plot.state)
         self.renders += 1
         self.pane.object = self.hv_plot.state
 

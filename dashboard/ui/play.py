@@ -4,7 +4,11 @@
 (``d`` base arms for the combinatorial problem, ``K`` arms for the semiparametric one), a
 **Play this round** button, the outcome of each chosen base arm, the player's regret curve
 beside the algorithms' (same instance, same random numbers) and, when the last round is
-played, the true means.  An invalid choice (wrong count, an infeasible action, a click after
+played, the true means.  The round counter, **Play this round** (and the tab's **New
+game**) sit in one toolbar row under the title (CSS ``play-toolbar``), always in the first
+screen.  The regret plot is a :class:`~dashboard.ui.live.LivePlot` updated in place after
+every round (CSS ``play-plot``).  An invalid choice (wrong count, an infeasible action, a
+click after
 the end) changes nothing and shows an escaped inline notice.  It works on its own in a
 notebook (``PlayView.new(spec, ["AROQ-CMAB"], horizon=50)``) or served with ``pn.serve``;
 the dashboard is not required.
@@ -22,6 +26,7 @@ from ..simulation.play import PLAYER, Game
 from ..simulation.specs import ProblemSpec
 from . import plots
 from .document import on_click
+from .live import LivePlot
 from .safe import escape
 
 __all__ = ["PlayView"]
@@ -70,16 +75,30 @@ class PlayView(pn.viewable.Viewer):
         )
         self.outcome = pn.pane.Markdown("", css_classes=["play-outcome"], styles=big)
         self.reveal = pn.pane.Markdown("", visible=False, css_classes=["play-reveal"], styles=big)
-        self.plot = pn.pane.HoloViews(
-            self._figure(), sizing_mode="stretch_width", css_classes=["play-plot"]
+        names = [PLAYER, *g.algorithms]
+        self.live = LivePlot(
+            "play-regret",
+            lambda res: plots.regret_plot(res, names, show_rate=False),
+            g.result(),
+            frames=lambda res: plots.regret_frames(res, names, show_rate=False),
+            y_keys=("regret", "regret_hi"),
+        )
+        self.plot = pn.Column(
+            self.live.pane, sizing_mode="stretch_width", css_classes=["play-plot"]
+        )
+        self.toolbar = pn.FlexBox(
+            self.submit,
+            self.rule,
+            align_items="center",
+            sizing_mode="stretch_width",
+            css_classes=["play-toolbar"],
         )
         self._layout = pn.Column(
             pn.pane.Markdown(
                 "## Can you beat " + escape(", ".join(g.algorithms) or "chance") + "?"
             ),
-            self.rule,
+            self.toolbar,
             self.arms,
-            self.submit,
             self.alert,
             self.outcome,
             self.plot,
@@ -109,10 +128,6 @@ class PlayView(pn.viewable.Viewer):
         self.alert.object = escape(text, limit=300)
         self.alert.visible = bool(text)
 
-    def _figure(self) -> Any:
-        res = self.game.result()
-        return plots.regret_plot(res, [PLAYER, *self.game.algorithms], show_rate=False)
-
     def play_round(self, arms: Sequence[int] | None = None) -> bool:
         """Play the selected arms (or ``arms``); return whether a round was played.  An
         invalid choice is reported in the notice and changes nothing."""
@@ -130,7 +145,7 @@ class PlayView(pn.viewable.Viewer):
             f"reward {out.reward:.3f}."
         )
         with pn.io.hold():
-            self.plot.object = self._figure()
+            self.live.send(g.result())
             if g.done:
                 self.rule.object = escape(f"Game over after {g.horizon} rounds.")
                 self.submit.disabled = True

@@ -24,7 +24,8 @@ PROBLEM_LABELS = {"Combinatorial semi-bandit": "cmab", "Semiparametric bandit": 
 
 
 class ProblemSettings(pn.viewable.Viewer):
-    """Problem, instance, algorithms, horizon, repetitions, seed, speed, axes and band."""
+    """Problem, instance, algorithms, horizon, repetitions, seed, axes and band; the playback
+    speed (:attr:`speed_select`) is built here and shown in the run toolbar."""
 
     def __init__(self, config: Config, **params: Any) -> None:
         super().__init__(**params)
@@ -88,8 +89,6 @@ class ProblemSettings(pn.viewable.Viewer):
             self.algorithm_select,
             pn.Row(self.horizon_input, self.runs_input, sizing_mode="stretch_width"),
             self.seed_input,
-            pn.pane.Markdown("Playback speed", margin=(0, 10)),
-            self.speed_select,
             self.log_toggle,
             self.band_select,
             sizing_mode="stretch_width",

@@ -12,7 +12,8 @@ load):
   tasks run on the same Dask client as the ``/sweep`` page (``$BANDIT_DASHBOARD_SCHEDULER``
   of ``python -m dashboard serve``, else a shared local cluster, or in-process for tiny
   sweeps) from a background thread, never on the server's event loop; Cancel stops it.
-* :class:`PlayTab` -- a :class:`~dashboard.ui.play.PlayView` game on the problem of the Live
+* :class:`PlayTab` -- a :class:`~dashboard.ui.play.PlayView` game (its toolbar: the round,
+  **Play this round** and **New game**) on the problem of the Live
   settings (``m`` of ``d`` base arms for cmab, one of ``K`` for semiparametric) against the
   chosen algorithms with their constants.  When the Live settings cannot be played (invalid,
   or more than :data:`MAX_PLAY_ARMS` buttons to click) a small game of the same problem is
@@ -64,13 +65,26 @@ _TAB_CSS = """
 
 
 def live_parts(
-    settings: Any, constants: Any, controls: Any, lessons: Any, board: Any, saved: Any
-) -> tuple[pn.Column, pn.Column, pn.Row]:
+    settings: Any,
+    constants: Any,
+    controls: Any,
+    lessons: Any,
+    board: Any,
+    saved: Any,
+    toolbar: Any = None,
+) -> tuple[pn.Column, pn.Column, pn.Column]:
     """The Live tab's ``(sidebar, plot_area, main)``: the sidebar stacks the problem settings,
-    the constants editor, the run controls, the lesson chooser and the saved-result overlay
-    (widgets as wide as the sidebar); the main area shows the welcome card over the plot
-    board, the lesson text beside them."""
-    plot_area = pn.Column(lessons.welcome, board, sizing_mode="stretch_width")
+    the constants editor, the CSV download, the lesson chooser and the saved-result overlay
+    (widgets as wide as the sidebar); the main area starts with the run ``toolbar`` and the
+    run's messages, then the welcome card over the plot board with the lesson text beside
+    them (below them when the window is too narrow for both: a wrapping row)."""
+    plot_area = pn.Column(
+        lessons.welcome,
+        board,
+        sizing_mode="stretch_width",
+        styles={"flex": "1 1 540px", "min-width": "0"},
+        css_classes=["plot-area"],
+    )
     sidebar = pn.Column(
         settings,
         constants,
@@ -83,14 +97,22 @@ def live_parts(
         sizing_mode="stretch_width",
         name="controls",
     )
-    main = pn.Row(plot_area, lessons.column, sizing_mode="stretch_width", name="main")
     for widget in sidebar.select(pn.widgets.Widget):
         widget.sizing_mode = "stretch_width"
+    body = pn.FlexBox(
+        plot_area, lessons.column, flex_wrap="wrap", sizing_mode="stretch_width", margin=0
+    )
+    top = [] if toolbar is None else [toolbar]
+    main = pn.Column(
+        *top, controls.messages(), body, sizing_mode="stretch_width", name="main", margin=0
+    )
     return sidebar, plot_area, main
 
 
 class SweepTab(pn.viewable.Viewer):
-    """The Sweep view in two parts: settings (:attr:`side`) and output (main area)."""
+    """The Sweep view in two parts: settings (:attr:`side`) and output (main area), under a
+    toolbar (CSS ``sweep-toolbar``): Run sweep, Cancel and the progress, the same actions as
+    the sidebar's buttons (``SweepView.run`` / ``cancel``), always in the first screen."""
 
     def __init__(self, config: Config, **kwargs: Any) -> None:
         super().__init__()
@@ -99,9 +121,36 @@ class SweepTab(pn.viewable.Viewer):
         extra = {"algorithms": chosen} if chosen else {}
         self.view = SweepView(problem=config.problem, **extra, **kwargs)
         self.side = self.view.controls
+        big = [":host .bk-btn { font-size: 17px; padding: 6px 14px; }"]
+        self.run_button = pn.widgets.Button(
+            label="Run sweep", color="primary", css_classes=["sweep-toolbar-run"], stylesheets=big
+        )
+        self.cancel_button = pn.widgets.Button(
+            label="Cancel", css_classes=["sweep-toolbar-cancel"], disabled=True, stylesheets=big
+        )
+        on_click(self.run_button, lambda: self.view.run())
+        on_click(self.cancel_button, lambda: self.view.cancel())
+        self.status = pn.pane.Markdown(
+            "", css_classes=["sweep-toolbar-status"], styles={"font-size": "17px"}, margin=(4, 12)
+        )
+        self.view.param.watch(self._on_state, ["running", "progress", "status"])
+        self.toolbar = pn.FlexBox(
+            self.run_button,
+            self.cancel_button,
+            self.status,
+            align_items="center",
+            sizing_mode="stretch_width",
+            css_classes=["sweep-toolbar"],
+        )
+        self._on_state()
+
+    def _on_state(self, *_: Any) -> None:
+        v = self.view
+        self.run_button.disabled, self.cancel_button.disabled = v.running, not v.running
+        self.status.object = escape(f"{v.progress}% · {v.status or 'ready'}", 200)
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return self.view.output
+        return pn.Column(self.toolbar, self.view.output, sizing_mode="stretch_width")
 
     def dispose(self) -> None:
         self.view.dispose()
@@ -141,7 +190,6 @@ class PlayTab(pn.viewable.Viewer):
                 "seed of the **Live run** settings; **New game** reads them again."
             ),
             self.rounds_input,
-            self.new_button,
             self.notice,
             self.summary,
             sizing_mode="stretch_width",
@@ -205,6 +253,7 @@ class PlayTab(pn.viewable.Viewer):
             f"against {', '.join(g.algorithms) or 'nobody'}.",
             400,
         )
+        view.toolbar.append(self.new_button)  # the game's toolbar: Play this round, New game
         self.board.objects = [view]
         return True
 

@@ -50,6 +50,8 @@ __all__ = [
     "parse_query",
     "serialize",
     "split_query",
+    "sync_flag",
+    "truthy",
     "url_keys",
 ]
 
@@ -60,15 +62,35 @@ MAX_VALUE_CHARS = 2_000
 MAX_QUERY_CHARS = 20_000
 #: Most query keys looked at.
 MAX_KEYS = 64
-#: Keys the page understands that are not configuration (see ``DashboardApp.apply_query``
-#: and ``PageTabs.apply_query``).
-EXTRA_KEYS: tuple[str, ...] = ("lesson", "autorun", "tab")
+#: Keys the page understands that are not configuration (see ``DashboardApp.apply_query``,
+#: ``PageTabs.apply_query``; ``present=1``: present mode; ``theme=dark``: Panel's own theme).
+EXTRA_KEYS: tuple[str, ...] = ("lesson", "autorun", "tab", "present", "theme")
 #: Config parameters that are derived state, never read from (or written to) a URL.
 _DERIVED = frozenset({"name", "algorithm_options", "errors"})
 _INT = re.compile(r"[+-]?\d{1,15}")
 _FLOAT = re.compile(r"[+-]?(\d{1,20}(\.\d{0,20})?|\.\d{1,20})([eE][+-]?\d{1,4})?")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
+
+
+def truthy(raw: Any) -> bool:
+    """Whether an address value switches something on (``1``, ``true``, ``yes``, ``on``)."""
+    return str(raw).strip().lower() in _TRUE
+
+
+def sync_flag(location: Any, key: str, owner: param.Parameterized, name: str) -> None:
+    """Write ``owner.<name>`` (a Boolean parameter) into the page address as ``key=1`` while
+    it is on, and leave ``key`` out while it is off (every other key is kept)."""
+
+    def write(event: Any) -> None:
+        pairs = [(k, v) for k, v in split_query(location.search or "") if k != key]
+        if event.new:
+            pairs.append((key, "1"))
+        search = "?" + urlencode(pairs) if pairs else ""
+        if search != (location.search or ""):
+            location.search = search
+
+    owner.param.watch(write, name)
 
 
 def url_keys(config: type[Config] | Config = Config) -> dict[str, str]:

@@ -52,7 +52,7 @@ def test_create_app_builds_a_template_with_the_test_hooks():
     assert isinstance(app, DashboardApp)
     # the hooks as the browser sees them: exactly one rendered Bokeh model carries each
     # (the progress line is a plain Bokeh Div, not a Panel component)
-    rendered = app.sidebar.get_root(Document()).references()
+    rendered = app.__panel__().get_root(Document()).references()  # sidebar and main area
     for css in HOOKS:
         carriers = [m for m in rendered if css in (getattr(m, "css_classes", None) or [])]
         assert len(carriers) == 1, css

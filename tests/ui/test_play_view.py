@@ -24,14 +24,18 @@ def test_a_full_short_game() -> None:
         view.arms.value = [0, 3]
         assert view.play_round()
         assert f"Round {t}" in view.outcome.object and "arm 3" in view.outcome.object
-        data = view.plot.object  # the player's curve beside AROQ-CMAB's, t rounds each
-        labels = {el.label for el in data}
+        # the player's curve beside AROQ-CMAB's, t rounds each, updated in place every
+        # round (the plot once stayed empty after round 1)
+        labels = {el.label for el in view.live.element}
         assert {PLAYER, "AROQ-CMAB"} <= labels
+        sources = view.live.sources()  # per algorithm: band, mean curve, run traces
+        for k in (1, 4):
+            np.testing.assert_array_equal(sources[k].data["t"], np.arange(1, t + 1))
+            assert np.isfinite(np.asarray(sources[k].data["regret"], dtype=float)).all()
+    assert view.live.renders == 1
     assert view.game.done and view.submit.disabled
     assert view.reveal.visible and "True means" in view.reveal.object
     assert "Lowest regret" in view.reveal.object
-    curves = [el for el in view.plot.object if el.label == PLAYER and len(el.vdims) == 2]
-    np.testing.assert_array_equal(curves[0].data["t"], [1, 2, 3, 4])
 
 
 def test_invalid_choices_give_a_notice_and_change_nothing() -> None:

@@ -182,7 +182,7 @@ def test_surviving_arms_raster_marks_optimal_action(cmab_result):
     for arm, s in state.items():
         assert (s in (1, 2)) == (arm in alive)
         assert (s in (2, 3)) == (arm in optimal)
-    assert plots.surviving_title(cmab_result).endswith(f"({len(alive)} left)")
+    assert plots.surviving_title(cmab_result).endswith(f": {len(alive)} left")
     # the legend is a key of every state, even those without cells (no arm eliminated yet)
     empty = plots.surviving_frames(None)
     assert all(np.isnan(f["arm"]).all() and len(f["arm"]) == 1 for f in empty)

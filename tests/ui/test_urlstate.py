@@ -69,13 +69,14 @@ def test_bad_values_are_refused_with_a_notice_naming_the_key(query, key, allowed
 
 def test_unknown_and_overlong_keys_are_reported_and_extra_keys_pass():
     values, notices = parse_query(
-        "?foo=1&lesson=3&autorun=1&tab=play&d=" + "1" * (MAX_VALUE_CHARS + 1)
+        "?foo=1&lesson=3&autorun=1&tab=play&present=1&theme=dark&d=" + "1" * (MAX_VALUE_CHARS + 1)
     )
     assert values == {}
     assert any("'foo'" in n and "allowed keys:" in n for n in notices)
     assert any(n.startswith("Ignored d= (") for n in notices)
     assert not any(n.startswith("Ignored the address key 'lesson") for n in notices)
-    assert len(notices) == 2 and set(EXTRA_KEYS) == {"lesson", "autorun", "tab"}
+    assert len(notices) == 2
+    assert set(EXTRA_KEYS) == {"lesson", "autorun", "tab", "present", "theme"}
 
 
 def test_a_200_kB_query_is_read_within_bounds():

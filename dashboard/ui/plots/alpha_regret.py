@@ -29,6 +29,7 @@ from .common import (
     algorithm_colors,
     band_layers,
     band_title,
+    subtitle_hook,
     t_format,
 )
 
@@ -105,13 +106,14 @@ def alpha_regret_plot(
             )
         )
     alpha = (result.spec or {}).get("alpha") if result is not None else None
-    title = f"alpha-regret ({band_title(band)}): alpha T r(a*) - Σ r(a_t) (Theorem 7)"
+    detail = band_title(band)
     if alpha is not None:
-        title += f", alpha = {float(alpha):g}"
+        detail += f"; alpha = {float(alpha):g}"
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title=title,
-            legend_position="right",
+            title="alpha-regret (Theorem 7)",
+            hooks=[subtitle_hook(detail)],
+            legend_position="bottom",
             xlim=_xlim(result) or (None, None),
             xformatter=t_format(),
         )

@@ -2,7 +2,14 @@
 
 Readable on a projector: one colour per algorithm name everywhere (:func:`algorithm_colors`),
 time axes are the dimension ``t`` labelled "round t", fonts >= 12 pt, heights of about
-300 px, responsive widths, hover tools showing exact values.  The browser never receives more
+440 px (a legend below the frame), responsive widths, hover tools showing exact values.
+Legends sit outside the
+drawing frame (below it, in columns), titles are short (the band's description is a
+subtitle), and every axis drops a tick label that would overlap its neighbour
+(``NoOverlap``) on top of asking for few ticks (:func:`axis_hook`).  Every colour drawn as a
+line (curves, band edges, reference lines) keeps a WCAG contrast of at least 3:1 against the
+plot background of both themes (light: white, dark: Panel's ``#2b3035``; see
+:mod:`dashboard.ui.theme`, whose test computes the ratios).  The browser never receives more
 than a few thousand points per curve: curves are recorded on the simulation's grid (~400
 rounds), bands are thinned to :data:`BAND_POINTS`.
 """
@@ -25,20 +32,22 @@ if "bokeh" not in hv.Store.renderers:  # load the Bokeh backend without notebook
     hv.renderer("bokeh")
 hv.Store.set_current_backend("bokeh")
 
-#: Colour-blind friendly palette (Okabe-Ito, then Tableau) used for algorithms.
+#: Colour-blind friendly palette used for algorithms: the Okabe-Ito hues first (blue lifted to
+#: #2F86C9 and orange darkened to #A07000 so that both keep 3:1 against a white *and* a dark
+#: plot background), then Tol/Tableau hues of the same luminance band (0.19-0.30).
 PALETTE: tuple[str, ...] = (
-    "#0072B2",
+    "#2F86C9",
     "#D55E00",
     "#009E73",
     "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#8C564B",
-    "#7F7F7F",
-    "#BCBD22",
-    "#17BECF",
-    "#9467BD",
-    "#1F3A93",
+    "#A07000",
+    "#8E7CC3",
+    "#9C755F",
+    "#2E9C9C",
+    "#7E8B2E",
+    "#E0607E",
+    "#5F87C8",
+    "#C45C8E",
 )
 #: Font sizes (projector friendly).
 FONTS: dict[str, Any] = {
@@ -48,9 +57,21 @@ FONTS: dict[str, Any] = {
     "yticks": "12pt",
     "legend": "12pt",
 }
+#: Font sizes in present mode (a projector at the back of a hall): axis labels >= 18 px,
+#: titles >= 22 px (applied to the Bokeh figures by :func:`style_figure`).
+PRESENT_FONTS: dict[str, str] = {
+    "title": "26px",
+    "subtitle": "19px",
+    "labels": "22px",
+    "ticks": "19px",
+    "legend": "19px",
+}
 #: Most points sent for a band (hv.Area resends its whole data on each update).
 BAND_POINTS = 120
-HEIGHT = 320
+HEIGHT = 440
+#: Ticks asked of an axis: few enough that labels like "100k" never touch at a 320 px frame
+#: (Bokeh's ``NoOverlap`` policy drops any label that still would).
+DESIRED_TICKS = 5
 #: Data interface of the elements built here (plain dicts of numpy arrays: no pandas per frame).
 DT = ["dictionary"]
 
@@ -66,7 +87,8 @@ def t_format() -> NumeralTickFormatter:
 
 
 T_LOG_DIM = hv.Dimension("t_log", label="round t (log scale)")
-REF_COLOR = "#444444"
+#: Reference lines (rate shapes, bounds): a mid grey, >= 3:1 against both plot backgrounds.
+REF_COLOR = "#808080"
 
 
 def algorithm_colors(names: Sequence[str] | None = None) -> dict[str, str]:
@@ -85,7 +107,73 @@ def algorithm_colors(names: Sequence[str] | None = None) -> dict[str, str]:
     return {n: colors.get(n, PALETTE[zlib.crc32(n.encode()) % len(PALETTE)]) for n in list(names)}
 
 
+def axis_hook(plot: Any, _element: Any = None) -> None:
+    """A HoloViews hook: every axis asks for :data:`DESIRED_TICKS` ticks and hides a label
+    that would overlap its neighbour (categorical and fixed-tick axes keep their ticks)."""
+    from bokeh.models import NoOverlap
+
+    fig = plot.state
+    for ax in [*fig.xaxis, *fig.yaxis]:
+        ax.major_label_policy = NoOverlap()
+        ticker = ax.ticker
+        if type(ticker).__name__ == "FixedTicker":
+            # the policy walks the ticks in increasing order (rows listed top-down would
+            # all but the first be taken for overlaps and hidden)
+            ticker.ticks = sorted(ticker.ticks)
+        elif hasattr(ticker, "desired_num_ticks"):
+            ticker.desired_num_ticks = min(int(ticker.desired_num_ticks), DESIRED_TICKS)
+
+
+def subtitle_hook(text: str) -> Any:
+    """A HoloViews hook adding ``text`` as a second, smaller title line (e.g. the band's
+    description), so the title itself stays short enough never to be cut."""
+
+    def hook(plot: Any, _element: Any) -> None:
+        from bokeh.models import Title
+
+        fig = plot.state
+        if not any(getattr(t, "name", "") == "subtitle" for t in fig.above):
+            size = FONTS["legend"]
+            fig.add_layout(
+                Title(text=text, name="subtitle", text_font_size=size, text_font_style="italic"),
+                "above",
+            )
+
+    return hook
+
+
+def style_figure(fig: Any, present: bool) -> None:
+    """Set a Bokeh figure's fonts for present mode (``present``) or back to normal: title,
+    subtitle, axis labels, tick labels and legend.  Applied by the board after each render
+    and when present mode is switched (no re-render)."""
+    sizes = (
+        PRESENT_FONTS
+        if present
+        else {
+            "title": FONTS["title"],
+            "subtitle": FONTS["legend"],
+            "labels": FONTS["labels"],
+            "ticks": FONTS["xticks"],
+            "legend": FONTS["legend"],
+        }
+    )
+    if fig.title is not None and fig.title.text_font_size != sizes["title"]:
+        fig.title.text_font_size = sizes["title"]
+    for t in fig.above:
+        if getattr(t, "name", "") == "subtitle":
+            t.text_font_size = sizes["subtitle"]
+    for ax in [*fig.xaxis, *fig.yaxis]:
+        if ax.axis_label_text_font_size != sizes["labels"]:
+            ax.axis_label_text_font_size = sizes["labels"]
+            ax.major_label_text_font_size = sizes["ticks"]
+    for legend in fig.legend:
+        if legend.label_text_font_size != sizes["legend"]:
+            legend.label_text_font_size = sizes["legend"]
+
+
 def _base_opts(**extra: Any) -> dict[str, Any]:
+    """Options every plot shares; a ``legend_position`` of ``"bottom"`` gets two columns
+    (below the frame: it never covers data), ``hooks`` run after :func:`axis_hook`."""
     opts: dict[str, Any] = {
         "responsive": True,
         "height": HEIGHT,
@@ -94,7 +182,14 @@ def _base_opts(**extra: Any) -> dict[str, Any]:
         "show_grid": True,
         "toolbar": "right",
     }
+    hooks = [axis_hook, *extra.pop("hooks", [])]
     opts.update(extra)
+    if opts.get("legend_position") == "bottom":
+        opts.setdefault("legend_cols", 2)
+        opts.setdefault(
+            "legend_opts", {"margin": 8, "padding": 6, "label_height": 24, "glyph_height": 22}
+        )
+    opts["hooks"] = hooks
     return opts
 
 
@@ -149,7 +244,7 @@ def _integer_ticks(*axes: str) -> Any:
     def hook(plot: Any, _element: Any) -> None:
         for axis in axes:
             for ax in getattr(plot.state, f"{axis}axis"):
-                ax.ticker = BasicTicker(min_interval=1, desired_num_ticks=10)
+                ax.ticker = BasicTicker(min_interval=1, desired_num_ticks=DESIRED_TICKS + 1)
 
     return hook
 

@@ -105,7 +105,7 @@ def complexity_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.
         for frame, (dash, label) in zip(frames[n : n + 2], _STYLE_KEY):
             layers.append(
                 hv.Curve(frame, kdims=[T_DIM], vdims=[ydim], label=label, datatype=DT).opts(
-                    color="#777777", line_dash=dash, line_width=3, clone=False
+                    color=REF_COLOR, line_dash=dash, line_width=3, clone=False
                 )
             )
     for frame, label, dash in (
@@ -119,9 +119,9 @@ def complexity_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.
         )
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title="Query and adaptivity complexity",
+            title="Queries and adaptivity",
             logy=True,
-            legend_position="right",
+            legend_position="bottom",
             xlim=_xlim(result) or (None, None),
             xformatter=t_format(),
             hooks=[_legend_names(names)],

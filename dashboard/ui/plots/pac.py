@@ -95,7 +95,7 @@ def pac_plot(
         **_base_opts(
             title="PAC view: √t · e_t per phase",
             xformatter=t_format(),
-            legend_position="top_right",
+            legend_position="bottom",
             xlim=_xlim(result) or (None, None),
         )
     )

@@ -25,6 +25,7 @@ from .common import (
     algorithm_colors,
     band_layers,
     band_title,
+    subtitle_hook,
     t_format,
 )
 
@@ -173,12 +174,14 @@ def regret_plot(
             layers += banded(first + 3 * k, label, saved_colors[r.algorithm], "dashed", 2.5)
     return hv.Overlay(layers).opts(
         **_base_opts(
-            title=f"Cumulative regret ({band_title(band)})",
-            legend_position="right",
+            title="Cumulative regret",
+            legend_position="bottom",
+            legend_cols=3,
             logx=log_axes,
             logy=log_axes,
             xlim=_xlim(result, log_axes) or (None, None),
             xformatter=t_format(),
+            hooks=[subtitle_hook(band_title(band))],
         )
     )
 

@@ -12,6 +12,7 @@ from ..live import LivePlot
 from .base import PlotModule
 from .common import (
     DT,
+    REF_COLOR,
     _base_opts,
 )
 
@@ -30,8 +31,8 @@ def shift_plot(t: np.ndarray, nu: np.ndarray) -> hv.Curve:
         datatype=DT,
     ).opts(
         **_base_opts(
-            title="Shift ν_t (most recent rounds)",
-            color="#555555",
+            title="Shift ν_t, latest rounds",
+            color=REF_COLOR,
             line_width=2,
             tools=["hover"],
             xformatter=NumeralTickFormatter(format="0,0"),

@@ -80,9 +80,9 @@ def surviving_title(result: Any) -> str:
     """Title of :func:`surviving_plot` (it changes at every epoch / phase)."""
     name, events = _elimination_events(result)
     if name is None:
-        return "Surviving arms (run SROQ-CMAB or SBE)"
+        return "Surviving arms\n(run SROQ-CMAB or SBE)"
     last = len(np.asarray(events[-1].data["surviving"]).ravel())
-    return f"Surviving arms: {name}, run 1 ({last} left)"
+    return f"Surviving arms, run 1\n{name}: {last} left"
 
 
 def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
@@ -110,7 +110,8 @@ def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
         **_base_opts(
             title=surviving_title(result),
             show_grid=False,
-            legend_position="right",
+            legend_position="bottom",
+            legend_cols=4,
             xlabel=f"{kind} number",
             ylabel="arm",
             hooks=[_integer_ticks("x", "y")],

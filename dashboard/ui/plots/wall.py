@@ -87,7 +87,7 @@ def wall_time_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.O
     return hv.Overlay(layers).opts(
         **_base_opts(
             title="Wall time: oracle vs the rest",
-            legend_position="bottom_right",
+            legend_position="bottom",
             show_grid=False,
             yticks=[(n - 1 - i, name) for i, name in enumerate(names)],
             ylim=(-0.6, max(n, 1) - 0.4),

@@ -66,11 +66,11 @@ def design_weights_title(result: Any) -> str:
     name, ev = _latest_design(result)
     if ev is None:
         return "DEO design weights (choose SBE)"
-    title = f"DEO weights ({name}, phase {ev.data.get('phase', '?')})"
+    title = f"DEO weights, {name} phase {ev.data.get('phase', '?')}"
     norm, bound = ev.data.get("max_norm_to_anchor"), ev.data.get("bound_2_sqrt_d")
     if norm is not None and bound is not None:
         ok = "≤" if float(norm) <= float(bound) + 1e-9 else ">"
-        title += f"; Theorem 1: max norm {float(norm):.2f} {ok} 2√d = {float(bound):.2f}"
+        title += f"\nTheorem 1: max norm {float(norm):.2f} {ok} 2√d = {float(bound):.2f}"
     return title
 
 
@@ -95,7 +95,8 @@ def design_weights_plot(result: Any) -> hv.Overlay:
     return hv.Overlay(layers).opts(
         **_base_opts(
             title=design_weights_title(result),
-            legend_position="top_right",
+            legend_position="bottom",
+            legend_cols=3,
             hooks=[_integer_ticks("x")],
         )
     )

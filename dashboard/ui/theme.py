@@ -1,0 +1,86 @@
+"""Light and dark themes: Panel's own mechanism, one visible switch, and the colour check.
+
+The theme is Panel's: ``pn.config.theme`` reads the page address's ``?theme=dark`` (Panel's
+session argument), the template and every Bokeh figure follow it (Panel's dark design sets
+the figures' background to :data:`PLOT_BACKGROUNDS` ``["dark"]``).  :func:`theme_switch` is
+the button that makes it visible: it reloads the page with ``theme=`` flipped and every other
+key of the address kept, as Panel's Fast template's toggle does.
+
+One palette serves both themes (:data:`dashboard.ui.plots.common.PALETTE`, reference lines
+:data:`~dashboard.ui.plots.common.REF_COLOR`): every colour drawn as a line keeps a WCAG 2
+contrast ratio of at least :data:`MIN_CONTRAST` against both plot backgrounds
+(:func:`contrast_ratio`; ``tests/ui/test_theme.py`` checks every one).  Bands are the same
+colour as their curve (the check is on that colour; the band is drawn translucent under
+the curve, so it never hides a curve).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+
+__all__ = [
+    "MIN_CONTRAST",
+    "PLOT_BACKGROUNDS",
+    "THEMES",
+    "contrast_ratio",
+    "current_theme",
+    "luminance",
+    "theme_switch",
+]
+
+#: The themes a page can have (Panel's names).
+THEMES: tuple[str, ...] = ("default", "dark")
+#: Background of a Bokeh figure's drawing frame in each theme (Bokeh's default white; Panel's
+#: dark Bokeh theme ``#2b3035``).
+PLOT_BACKGROUNDS: dict[str, str] = {"default": "#ffffff", "dark": "#2b3035"}
+#: WCAG's ratio for graphical objects (success criterion 1.4.11).
+MIN_CONTRAST = 3.0
+
+
+def luminance(color: str) -> float:
+    """WCAG 2 relative luminance of a ``#rrggbb`` colour (0 black .. 1 white)."""
+    text = color.strip().lstrip("#")
+    if len(text) != 6:
+        raise ValueError(f"not a #rrggbb colour: {color!r}")
+    try:
+        channels = [int(text[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    except ValueError:
+        raise ValueError(f"not a #rrggbb colour: {color!r}") from None
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two colours, from 1 (same) to 21 (black on white)."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def current_theme() -> str:
+    """The session's theme (``"default"`` or ``"dark"``), as Panel reads it."""
+    theme = str(getattr(pn.config, "theme", "default") or "default")
+    return theme if theme in THEMES else "default"
+
+
+_FLIP_JS = """
+const url = new URL(window.location.href);
+url.searchParams.set("theme", dark ? "default" : "dark");
+window.location.assign(url.toString());
+"""
+
+
+def theme_switch(theme: str | None = None, **kwargs: Any) -> pn.widgets.Button:
+    """A button that reloads the page in the other theme (``?theme=dark`` / ``default``),
+    keeping every other key of the address.  Its label names the theme it switches to."""
+    theme = theme or current_theme()
+    dark = theme == "dark"
+    button = pn.widgets.Button(
+        label="Light theme" if dark else "Dark theme",
+        css_classes=["theme-button"],
+        description="Switch between the light and the dark theme (the address keeps theme=)",
+        **kwargs,
+    )
+    button.js_on_click(args={"dark": dark}, code=_FLIP_JS)
+    return button
