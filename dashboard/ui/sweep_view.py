@@ -60,6 +60,7 @@ from .upload import UploadDropper, read_off_loop, uploaded_file
 
 __all__ = [
     "CLOSED_SECONDS",
+    "MAX_TAB_CURVES",
     "MAX_TAB_POINTS",
     "METRICS",
     "SweepView",
@@ -75,6 +76,9 @@ CLOSED_SECONDS = 1.0
 MAX_TAB_POINTS = 400
 #: Longest list of values (characters) the Sweep tab reads.
 MAX_VALUES_TEXT = 10_000
+#: Most bytes of curves a Sweep tab's result may hold in the server (every session's rows
+#: live in the one server process; ``Sweep.memory``).
+MAX_TAB_CURVES = 128 * 1024**2
 
 _ALL_ALGORITHMS = catalogue.algorithm_names()
 _ALL_FIELDS = ["horizon", *dict.fromkeys(f for fs in GRID_FIELDS.values() for f in fs)]
@@ -274,6 +278,12 @@ class SweepView(pn.viewable.Viewer):
             return (
                 f"one of its points would need about {bytes_text(est.memory)} of memory; this "
                 f"class allows at most {bytes_text(DEFAULT_MAX_MEMORY)}: lower R, d or K."
+            )
+        if sweep.memory() > MAX_TAB_CURVES:
+            return (
+                f"its curves would take about {bytes_text(sweep.memory())} of the server's "
+                f"memory; the Sweep tab holds at most {bytes_text(MAX_TAB_CURVES)}: lower R, "
+                f"the number of algorithms or of points."
             )
         return None
 

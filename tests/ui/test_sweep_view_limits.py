@@ -12,7 +12,13 @@ import time
 import pytest
 
 from dashboard.ui.config import MAX_WORK_ENV, Config
-from dashboard.ui.sweep_view import CLOSED_SECONDS, MAX_TAB_POINTS, SweepView, largest_sweep
+from dashboard.ui.sweep_view import (
+    CLOSED_SECONDS,
+    MAX_TAB_CURVES,
+    MAX_TAB_POINTS,
+    SweepView,
+    largest_sweep,
+)
 
 distributed = pytest.importorskip("distributed")
 
@@ -99,6 +105,19 @@ def test_grids_beyond_the_tab_are_refused_before_they_are_built(kw, message, mon
     view = SweepView(scheduler="inprocess", problem="semiparametric", x_field="d", **kw)
     assert view.run() is False
     assert message in view._notice.object and view._thread is None
+
+
+def test_a_sweep_whose_curves_would_crowd_the_server_is_refused(monkeypatch):
+    monkeypatch.delenv(MAX_WORK_ENV, raising=False)
+    # cheap to simulate (about 3 min in all), but 300 points x 2 algorithms x 256 runs of
+    # curves: 0.5 GB in the server's process
+    kw = dict(problem="cmab", algorithms=["AROQ-CMAB", "SROQ-CMAB"], horizon=20, runs=256)
+    values = ", ".join(f"{a / 1000}" for a in range(1, 301))
+    view = SweepView(scheduler="inprocess", x_field="alpha", x_values=values, **kw)
+    assert view.run() is False
+    assert "the Sweep tab holds at most 128.0 MB" in view._notice.object
+    assert view.estimate.seconds < 600 and view._thread is None
+    assert view.build().memory() > MAX_TAB_CURVES
 
 
 def test_largest_sweep_is_just_within_the_limit(monkeypatch):
