@@ -110,7 +110,7 @@ def test_grids_beyond_the_tab_are_refused_before_they_are_built(kw, message, mon
 def test_a_sweep_whose_curves_would_crowd_the_server_is_refused(monkeypatch):
     monkeypatch.delenv(MAX_WORK_ENV, raising=False)
     # cheap to simulate (about 3 min in all), but 300 points x 2 algorithms x 256 runs of
-    # curves: 0.5 GB in the server's process
+    # curves: about 1.4 GB in the server's process (Sweep.memory)
     kw = dict(problem="cmab", algorithms=["AROQ-CMAB", "SROQ-CMAB"], horizon=20, runs=256)
     values = ", ".join(f"{a / 1000}" for a in range(1, 301))
     view = SweepView(scheduler="inprocess", x_field="alpha", x_values=values, **kw)
