@@ -50,6 +50,8 @@ class UploadDropper(pn.widgets.FileDropper):
 
     oversized = param.String(default="", doc="Refusal of the last upload the server dropped.")
 
+    _rename = {**pn.widgets.FileDropper._rename, "oversized": None}  # (server side only)
+
     def __init__(self, max_bytes: int = MAX_UPLOAD_BYTES, **params: Any) -> None:
         params.setdefault("multiple", False)
         params.setdefault("chunk_size", UPLOAD_CHUNK_BYTES)

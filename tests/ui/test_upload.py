@@ -42,6 +42,8 @@ def test_the_drop_area_refuses_in_the_browser_and_keeps_at_most_the_cap():
     dropper = UploadDropper(max_bytes=2500)
     assert dropper.max_file_size == "2500" and not dropper.multiple
     assert dropper.chunk_size == UPLOAD_CHUNK_BYTES
+    model = dropper.get_root(Document())  # what a page gets (no server-only property)
+    assert model.max_file_size == "2500" and model.chunk_size == UPLOAD_CHUNK_BYTES
     for i in range(1, 4):  # 3 x 1000 bytes, the cap is 2500: dropped at the third chunk
         dropper._process_event(_event("big.jsonl", i, 3, b"x" * 1000))
     assert dropper.value == {} and dropper._file_buffer == {}
