@@ -60,7 +60,7 @@ BUILTIN: tuple[str, ...] = (
     "cmab.policies.sroq:SROQ",
     "cmab.policies.covariance:AROQC",
     "cmab.policies.covariance:SROQC",
-    "cmab.policies.ols_ucb_c:OLSUCBC",
+    "cmab.textbook.ols_ucb_c:OLSUCBC",
     "cmab.policies.general:AROQGR",
     "cmab.policies.general:SROQGR",
     "cmab.policies.sdcb:SDCB",
@@ -286,7 +286,11 @@ def link_fast_engine(engine: type) -> AlgorithmInfo:
     if decl.batched is not None and decl.batched is not engine:
         raise ValueError(f"{info.name} already has the fast engine {decl.batched.__qualname__}")
     if decl.batched is None:
-        info.cls.declaration = replace(decl, batched=engine)
+        linked = replace(decl, batched=engine)
+        info.cls.declaration = linked
+        one = getattr(engine, "one_repetition", None)
+        if one is not None and one.__dict__.get("declaration") is decl:
+            one.declaration = linked  # a one-repetition policy declared as the textbook class
     return info
 
 

@@ -79,6 +79,9 @@ def _cases() -> list[tuple[str, dict, dict, int]]:
                 out.append((name, spec, {}, 97 if info.per_round else 1_237))
     # the paper's per-round min-max program of BOSE (Appendix H)
     out.append(("BOSE", {"d": 3, "K": 6, "shift": "sine"}, {"distribution": "minmax"}, 53))
+    # OLS-UCB-C without its warm-up (never-played arms: an infinite index)
+    cov = {"actions": "m-sets", "reward": "covariance", "d": 6, "m": 2}
+    out.append(("OLS-UCB-C", cov, {"warmup_fraction": 0.0}, 67))
     return out
 
 

@@ -27,7 +27,11 @@ __all__ = [
     "MAX_ATOMS",
     "MULTIPLIER",
     "M_EPOCHS",
+    "PAIR",
+    "PAIR_FRACTION",
     "THRESHOLD_SCALE",
+    "WARMUP",
+    "WARMUP_FRACTION",
 ]
 
 #: Reward models a policy may support (see :mod:`..rewards`).
@@ -140,6 +144,22 @@ def FRACTION(name: str, default: float, doc: str) -> Constant:
     return Constant(name, default, low=0.0, high=1.0, doc=doc, card=False)
 
 
+WARMUP = MULTIPLIER(
+    "warmup_multiplier",
+    "warm-up length ×",
+    "multiplier of the warm-up length ceil(d(d+1) log^3(T) / 2) (Algorithm 3, lines 4-9)",
+)
+WARMUP_FRACTION = FRACTION(
+    "warmup_fraction", 0.1, "largest share of the horizon the warm-up may take (the clamp)"
+)
+PAIR = MULTIPLIER(
+    "pair_multiplier",
+    "pair phase length ×",
+    "multiplier of the pair phase length (d^2 m^2 T_tau log T)^(2/3) (Algorithm 4)",
+)
+PAIR_FRACTION = FRACTION(
+    "pair_fraction", 0.3, "largest share of an epoch the pair phase may take (the clamp)"
+)
 MAX_ATOMS = Constant(
     "max_atoms",
     64,

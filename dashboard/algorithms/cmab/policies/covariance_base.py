@@ -18,10 +18,7 @@ import numpy as np
 
 from ...base import Policy, PolicyEvent, validate_int, validate_positive
 from ..oracle import Oracle, OracleRequest, solve_request
-from .constants import (
-    FRACTION,
-    MULTIPLIER,
-)
+from .constants import PAIR, PAIR_FRACTION, WARMUP, WARMUP_FRACTION
 from .covariance_index import (
     CovStats,
 )
@@ -39,22 +36,8 @@ def _check_executor(executor: Executor | None) -> None:
         raise ValueError("executor must be a concurrent.futures.Executor or None")
 
 
-_WARMUP = MULTIPLIER(
-    "warmup_multiplier",
-    "warm-up length ×",
-    "multiplier of the warm-up length ceil(d(d+1) log^3(T) / 2) (Algorithm 3, lines 4-9)",
-)
-_WARMUP_FRACTION = FRACTION(
-    "warmup_fraction", 0.1, "largest share of the horizon the warm-up may take (the clamp)"
-)
-_PAIR = MULTIPLIER(
-    "pair_multiplier",
-    "pair phase length ×",
-    "multiplier of the pair phase length (d^2 m^2 T_tau log T)^(2/3) (Algorithm 4)",
-)
-_PAIR_FRACTION = FRACTION(
-    "pair_fraction", 0.3, "largest share of an epoch the pair phase may take (the clamp)"
-)
+#: The declared constants of the warm-up and the pair phase (in :mod:`.constants`).
+_WARMUP, _WARMUP_FRACTION, _PAIR, _PAIR_FRACTION = WARMUP, WARMUP_FRACTION, PAIR, PAIR_FRACTION
 
 
 #: Warm-up pair actions per action family (the answers of zero-score look-ups, exact solver).

@@ -1,5 +1,9 @@
-"""OLS-UCB-C (Zhou et al. 2024), the per-round baseline of Appendix A.11.1, and its batched
-engine :class:`~.batched.BatchedOLSUCBC` (declared here; same numbers for ``R`` repetitions).
+"""OLS-UCB-C's fast one-repetition policy; its batched engine is :class:`~.batched.BatchedOLSUCBC`.
+
+The algorithm, round by round, is :mod:`dashboard.algorithms.cmab.textbook.ols_ucb_c`; this
+policy (the index scored with :func:`.covariance_index.argmax_index`'s certified block bound,
+the warm-up played in vectorised blocks) gives its numbers for one repetition, and the runner
+uses it for a single repetition (``engine="fast"``).
 
 The estimators and the index of Eq. (3) are those of :mod:`.covariance` (Section 4.1); the
 warm-up is Algorithm 3's, shared through :mod:`.covariance_base`.
@@ -13,14 +17,9 @@ from typing import Any
 import numpy as np
 
 from ...base import Stopwatch
-from ...declare import AlgorithmDeclaration
+from ..textbook import ols_ucb_c as textbook
 from .batched import BatchedOLSUCBC
-from .constants import (
-    CMAB_LINEAR,
-    F_CONST,
-    H_CONST,
-)
-from .covariance_base import _WARMUP, _WARMUP_FRACTION, _CovBase
+from .covariance_base import _CovBase
 from .covariance_index import (
     action_table,
     argmax_index,
@@ -70,16 +69,8 @@ class OLSUCBC(_CovBase):
         Simulated seconds per oracle call.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="OLS-UCB-C",
-        problem="cmab",
-        reference="Zhou et al. 2024 (baseline)",
-        constants=(F_CONST, H_CONST, _WARMUP, _WARMUP_FRACTION),
-        rewards=CMAB_LINEAR,
-        per_round=True,
-        batched=BatchedOLSUCBC,
-        doc="per-round covariance-aware UCB (Section 6 baseline)",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = textbook.OLSUCBC.declaration
 
     def __init__(
         self,
@@ -130,3 +121,5 @@ class OLSUCBC(_CovBase):
 
 
 BatchedOLSUCBC.single = OLSUCBC
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedOLSUCBC.one_repetition = OLSUCBC
