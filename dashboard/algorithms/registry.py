@@ -63,7 +63,7 @@ BUILTIN: tuple[str, ...] = (
     "cmab.textbook.ols_ucb_c:OLSUCBC",
     "cmab.policies.general:AROQGR",
     "cmab.policies.general:SROQGR",
-    "cmab.policies.sdcb:SDCB",
+    "cmab.textbook.sdcb:SDCB",
     "cmab.policies.general:DiscretizedAROQGR",
     "cmab.policies.general:DiscretizedSROQGR",
     # --- semiparametric bandits (experimental-design paper) ---

@@ -232,7 +232,6 @@ TEXTBOOK_PENDING = {
     "SROQ-C-CMAB",
     "AROQ-GR-CMAB",
     "SROQ-GR-CMAB",
-    "SDCB",
     "Disc-AROQ-GR-CMAB",
     "Disc-SROQ-GR-CMAB",
 }

@@ -82,6 +82,9 @@ def _cases() -> list[tuple[str, dict, dict, int]]:
     # OLS-UCB-C without its warm-up (never-played arms: an infinite index)
     cov = {"actions": "m-sets", "reward": "covariance", "d": 6, "m": 2}
     out.append(("OLS-UCB-C", cov, {"warmup_fraction": 0.0}, 67))
+    # SDCB with optimistic never-played arms instead of Chen et al.'s start
+    gen = {"actions": "m-sets", "reward": "general", "d": 4, "m": 2}
+    out.append(("SDCB", gen, {"initial_pass": False}, 41))
     return out
 
 

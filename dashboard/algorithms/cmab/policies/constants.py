@@ -22,6 +22,7 @@ __all__ = [
     "GRID",
     "GRID_OPTIONAL",
     "H_CONST",
+    "INITIAL_PASS",
     "LCB_QUERY",
     "LIPSCHITZ",
     "MAX_ATOMS",
@@ -159,6 +160,14 @@ PAIR = MULTIPLIER(
 )
 PAIR_FRACTION = FRACTION(
     "pair_fraction", 0.3, "largest share of an epoch the pair phase may take (the clamp)"
+)
+INITIAL_PASS = Constant(
+    "initial_pass",
+    True,
+    "bool",
+    doc="play every base arm once before the first index (Chen et al. 2016's initialisation, "
+    "the default); false: optimistic indices for never-played arms",
+    card=False,
 )
 MAX_ATOMS = Constant(
     "max_atoms",

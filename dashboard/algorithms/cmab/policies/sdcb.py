@@ -1,8 +1,11 @@
-"""SDCB, the per-round baseline of Section 5 (Chen et al. 2016), and its batched engine.
+"""SDCB's fast one-repetition policy (Chen et al. 2016); its batched engine is
+:class:`~.batched.BatchedSDCB`.
 
-:class:`SDCB` is the single-repetition policy; :class:`~.batched.BatchedSDCB` (declared here as
-its batched engine) runs ``R`` repetitions with the same numbers.  The optimistic laws are
-those of :mod:`.gr_stats` (Eq. (10)), shared with AROQ-GR (:mod:`.general`).
+The algorithm, round by round, is :mod:`dashboard.algorithms.cmab.textbook.sdcb`; this policy
+(the oracle scoring every action at once with certified bounds) gives its numbers for one
+repetition, and the runner uses it for a single repetition (``engine="fast"``);
+:class:`~.batched.BatchedSDCB` runs ``R`` repetitions with the same numbers.  The optimistic
+laws are those of :mod:`.gr_stats` (Eq. (10)), shared with AROQ-GR (:mod:`.general`).
 """
 
 from __future__ import annotations
@@ -14,21 +17,11 @@ from typing import Any
 import numpy as np
 
 from ...base import Stopwatch
-from ...declare import AlgorithmDeclaration, Constant
+from ..textbook import sdcb as textbook
 from .batched import BatchedSDCB
-from .constants import C_GR, CMAB_ANY, MAX_ATOMS
 from .gr_stats import _GRBase
 
 __all__ = ["SDCB", "BatchedSDCB"]
-
-_INITIAL_PASS = Constant(
-    "initial_pass",
-    True,
-    "bool",
-    doc="play every base arm once before the first index (Chen et al. 2016's initialisation, "
-    "the default); false: optimistic indices for never-played arms",
-    card=False,
-)
 
 
 class SDCB(_GRBase):
@@ -65,16 +58,8 @@ class SDCB(_GRBase):
         unplayed arms instead).
     """
 
-    declaration = AlgorithmDeclaration(
-        name="SDCB",
-        problem="cmab",
-        reference="Chen et al. 2016 (baseline)",
-        constants=(C_GR, MAX_ATOMS, _INITIAL_PASS),
-        rewards=CMAB_ANY,
-        per_round=True,
-        batched=BatchedSDCB,
-        doc="per-round stochastically dominant confidence bound (baseline)",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = textbook.SDCB.declaration
 
     def __init__(
         self,
@@ -134,3 +119,5 @@ class SDCB(_GRBase):
 
 
 BatchedSDCB.single = SDCB
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedSDCB.one_repetition = SDCB
