@@ -19,8 +19,13 @@ are small: the whole module takes a few seconds.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from dashboard.algorithms import registry
 from dashboard.simulation.runner import Simulation
@@ -184,3 +189,61 @@ def test_every_algorithm_is_checked():
     assert names == builtin and len(builtin) == 17
     fast = {i.name for i in registry.algorithms_for(None) if i.fast is not None}
     assert {"CUCB", "BOSE", "SP-TS", "LinUCB"} <= fast
+
+
+# ------------------------------------------------------------------ the engine knob's boundary
+_SPEC = {"d": 3, "K": 6}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=12),
+        st.integers(),
+        st.none(),
+        st.booleans(),
+        st.floats(allow_nan=True),
+        st.lists(st.text(max_size=3), max_size=2),
+    )
+)
+def test_an_unknown_engine_is_a_value_error_naming_the_choices(engine):
+    assume(not (isinstance(engine, str) and engine.strip().lower() in ("fast", "textbook")))
+    with pytest.raises(ValueError, match="engine must be one of fast, textbook"):
+        _sim("LinUCB", "semiparametric", _SPEC, {}, 5, 1, 0, engine)
+
+
+@pytest.mark.parametrize("engine", [" Textbook ", "FAST"])
+def test_the_engine_name_is_case_and_space_insensitive(engine):
+    sim = _sim("LinUCB", "semiparametric", _SPEC, {}, 5, 1, 0, engine)
+    assert sim.engine == engine.strip().lower()
+    assert sim.run().t == 5
+
+
+def test_the_cli_engine_flag_runs_both_engines_and_refuses_others_in_one_line(capsys):
+    from dashboard.cli import main
+
+    base = ["simulate", "--problem", "cmab", "--algorithm", "CUCB", "--d", "5", "--m", "2"]
+    base += ["--horizon", "40", "--runs", "2", "--format", "json", "--seed", "90001"]
+    out = {}
+    for engine in ("fast", "textbook"):
+        assert main([*base, "--engine", engine]) == 0
+        out[engine] = json.loads(capsys.readouterr().out)
+    keys = ("final_regret_mean", "final_regret_std", "oracle_queries_mean")
+    numbers = [[[r[k] for k in keys] for r in o["results"]] for o in out.values()]
+    assert numbers[0] == numbers[1] and numbers[0][0][2] == 40
+    assert main([*base, "--engine", "turbo"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: engine must be one of fast, textbook") and "\n" not in err
+
+
+def test_the_algorithms_listing_names_every_textbook_file_and_fast_engine(capsys):
+    from dashboard.cli import main
+
+    assert main(["algorithms", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["algorithms"]
+    assert len(listed) == 17
+    root = Path(registry.__file__).resolve().parents[1]
+    for a in listed:
+        assert (root / a["textbook"]).is_file(), a["textbook"]
+        info = registry.algorithm_info(a["name"])
+        assert a["fast"] == info.fast_target and (a["fast"] is None) == (not a["batched"])
