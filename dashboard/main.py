@@ -7,7 +7,7 @@ dashboard/main.py``) the guard of Panel's ``/components/`` route comes with the 
 """
 
 from dashboard.ui.app import create_app
-from dashboard.ui.routes import guard_component_route
+from dashboard.ui.routes import guard_routes
 
-guard_component_route()
+guard_routes()
 create_app().servable(title="Bandit teaching dashboard")

@@ -2,7 +2,9 @@
 
 One command for an instructor, on :func:`panel.serve` with the options ``panel serve`` has:
 the address and port, the websocket origins students' browsers come from, ``--num-procs``,
-an optional password (Panel's built-in basic auth), and where simulations run:
+an optional class password and an optional instructor password (both checked by
+:class:`dashboard.ui.auth.ClassAuthProvider`, with a login rate limit), and where simulations
+run:
 
 * default: an embedded Dask ``LocalCluster`` sized to the machine, started here before the
   server and shared by every session (with ``--num-procs`` the server processes share it too:
@@ -11,8 +13,12 @@ an optional password (Panel's built-in basic auth), and where simulations run:
   and ``dask worker tcp://host:8786`` on every machine that should help);
 * ``--in-process``: no Dask, every run in the server process (one user, a laptop).
 
-It also serves ``/instructor`` (sessions, runs computing, the workers' load), ``/sweep`` (the
-Sweep view on the same Dask client) and ``/play`` ("can you beat AROQ?").
+It also serves ``/instructor`` (the links students type with a QR code, sessions, runs
+computing, the workers' load: only with the instructor password, or from the server machine
+itself), ``/sweep`` (the Sweep view on the same Dask client) and ``/play`` ("can you beat
+AROQ?").  The server is the one ``panel serve dashboard`` gives (:mod:`dashboard.ui.server`):
+links up to :data:`~dashboard.ui.server.MAX_HEADER_BYTES` load, and Panel's ``/components/``
+route imports nothing a URL names (:mod:`dashboard.ui.routes`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ MAX_WORK_ENV = "BANDIT_DASHBOARD_MAX_WORK"
 
 def _port(text: str) -> int:
     try:
-        v = int(text) if len(text) < 7 else -1
+        v = int(text) if len(text) < 7 and text.isascii() and "_" not in text else -1
     except ValueError:
         v = -1
     if not 0 <= v <= 65535:
@@ -47,7 +53,7 @@ def _port(text: str) -> int:
 def _count(low: int, high: int):
     def parse(text: str) -> int:
         try:
-            v = int(text) if len(text) < 12 else -1
+            v = int(text) if len(text) < 12 and text.isascii() and "_" not in text else -1
         except ValueError:
             v = -1
         if not low <= v <= high:
@@ -103,7 +109,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     p.add_argument(
         "--password-file",
-        help="file holding the class password (Panel basic auth); keep it out of the shell history",
+        help="file holding the class password (every page but /instructor); keep it out of the "
+        "shell history",
+    )
+    p.add_argument(
+        "--instructor-password-file",
+        help="file holding the instructor's password for /instructor (without it /instructor "
+        "opens only on the server machine itself)",
     )
     p.add_argument("--show", action="store_true", help="open a browser on the server machine")
     from .cli_args import add_plugin_flag
@@ -130,6 +142,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     load_plugins(args.plugin)
     password = _read_password(args.password_file)
+    instructor_password = _read_password(args.instructor_password_file)
+    if instructor_password is not None and instructor_password == password:
+        raise ValueError("the instructor password file must hold another password than the class's")
     serve(
         address=args.address,
         port=args.port,
@@ -141,6 +156,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_work=args.max_work,
         idle_minutes=args.idle_minutes,
         password=password,
+        instructor_password=instructor_password,
         show=args.show,
     )
     return 0
@@ -249,31 +265,43 @@ def serve(
     password: str | None = None,
     show: bool = False,
     start: bool = True,
+    instructor_password: str | None = None,
+    login_throttle: Any = None,
 ) -> Any:
     """Serve ``/dashboard`` (the app, one per session) and ``/instructor``.
 
-    Returns the server (``start=False`` leaves it to the caller, as tests do).
+    ``password`` guards every page but ``/instructor``; ``instructor_password`` guards
+    ``/instructor`` (without it only the server machine opens it); ``login_throttle`` (a
+    :class:`~dashboard.ui.auth.LoginThrottle`) bounds failed logins per client.  Returns the
+    server (``start=False`` leaves it to the caller, as tests do).
     """
     import panel as pn
 
-    from .ui.instructor import create_instructor_page
+    from .simulation import store
+    from .ui.auth import ClassAuthProvider
+    from .ui.instructor import LISTEN_ENV, ORIGINS_ENV, create_instructor_page, tracked
     from .ui.pages import create_play_page, create_sweep_page
+    from .ui.routes import guard_routes
+    from .ui.server import MAX_HEADER_BYTES
+
+    guard_routes()  # before the server exists: no request meets the open route
 
     prepare_engine(scheduler, in_process, workers, max_work, idle_minutes)
     _log_to_terminal()
     sys.setswitchinterval(LOOP_SWITCH_INTERVAL)  # (see LOOP_SWITCH_INTERVAL)
     origins = list(websocket_origin or [])
+    os.environ[LISTEN_ENV] = f"{address}:{port}"
+    os.environ[ORIGINS_ENV] = ",".join(origins)
     if not origins:
         origins = [f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]
-    auth: dict[str, Any] = {}
-    if password is not None:
-        auth = {"basic_auth": password, "cookie_secret": secrets.token_hex(32)}
+    # always a provider: /instructor is refused to other machines even without passwords
+    provider = ClassAuthProvider(password, instructor_password, login_throttle)
     return pn.serve(
         {
-            "dashboard": _dashboard_page,
-            "instructor": create_instructor_page,
-            "sweep": create_sweep_page,
-            "play": create_play_page,
+            "dashboard": tracked("dashboard", _dashboard_page),
+            "instructor": tracked("instructor", create_instructor_page),
+            "sweep": tracked("sweep", create_sweep_page),
+            "play": tracked("play", create_play_page),
         },
         address=address,
         port=port,
@@ -292,5 +320,10 @@ def serve(
         # that by the session's reaper (dashboard/ui/lifecycle.py)
         unused_session_lifetime=15_000,
         check_unused_sessions=5_000,
-        **auth,
+        auth_provider=provider,
+        cookie_secret=secrets.token_hex(32),
+        # the link lengths `panel serve dashboard` accepts (dashboard/ui/server.py)
+        http_server_kwargs={"max_header_size": MAX_HEADER_BYTES},
+        # uploads: the websocket's own limit stays above the upload cap
+        websocket_max_message_size=getattr(store, "WEBSOCKET_MAX_MESSAGE_BYTES", 64 * 2**20),
     )

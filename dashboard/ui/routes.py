@@ -15,6 +15,11 @@ module that is already loaded, or one under the packages whose components a page
 The class attribute is then read only from the module's own namespace (a package's lazy
 ``__getattr__`` imports submodules too).  ``tests/ui/test_canaries.py`` fails if Panel moves
 the import elsewhere or stops routing ``/components/`` through this class.
+
+:func:`guard_autoload_route`: Panel's ``/<app>/autoload.js`` handler (``AutoloadJsHandler.get``)
+has no login check, so anyone could have the server build a whole session of any app (the
+dashboard's page costs about a second of CPU) without the class password.  The guard asks the
+server's auth provider first, as every other per-app route does: 403 without a login.
 """
 
 from __future__ import annotations
@@ -25,7 +30,13 @@ import re
 import sys
 from typing import Any
 
-__all__ = ["ALLOWED_PACKAGES", "component_module_allowed", "guard_component_route"]
+__all__ = [
+    "ALLOWED_PACKAGES",
+    "component_module_allowed",
+    "guard_autoload_route",
+    "guard_component_route",
+    "guard_routes",
+]
 
 #: Packages whose not-yet-loaded submodules may be imported for a component resource (a page
 #: of another ``--num-procs`` process may name one this process has not used yet).
@@ -97,3 +108,31 @@ def guard_component_route() -> bool:
     parse_url_path.__doc__ = original.__doc__
     ComponentResourceHandler.parse_url_path = parse_url_path  # type: ignore[method-assign]
     return True
+
+
+def guard_autoload_route() -> bool:
+    """Require the login on ``/<app>/autoload.js`` (once per process); returns whether the
+    guard was installed now."""
+    from panel.io.server import AutoloadJsHandler
+    from tornado.web import HTTPError
+
+    original = AutoloadJsHandler.get
+    if getattr(original, "_dashboard_guard", False):
+        return False
+
+    async def get(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not self.current_user:  # the auth provider's answer ("default_user" without one)
+            raise HTTPError(403)
+        return await original(self, *args, **kwargs)
+
+    get._dashboard_guard = True  # type: ignore[attr-defined]
+    get._dashboard_original = original  # type: ignore[attr-defined]
+    get.__doc__ = original.__doc__
+    AutoloadJsHandler.get = get  # type: ignore[method-assign]
+    return True
+
+
+def guard_routes() -> None:
+    """Every guard of this module (idempotent)."""
+    guard_component_route()
+    guard_autoload_route()

@@ -126,11 +126,11 @@ def guard_panel_query_parser() -> bool:
 
 def harden_server() -> None:
     """All of the above, for the running server (called when it has loaded the app), and
-    Panel's ``/components/`` route limited to loaded or allowed modules
-    (:func:`dashboard.ui.routes.guard_component_route`)."""
-    from .routes import guard_component_route
+    Panel's ``/components/`` route limited to loaded or allowed modules and its
+    ``autoload.js`` behind the login (:func:`dashboard.ui.routes.guard_routes`)."""
+    from .routes import guard_routes
 
-    guard_component_route()
+    guard_routes()
     if raise_header_limit() == 0:
         log.warning("could not raise the HTTP header limit: links over 64 kB will not load")
     quiet_closed_connections()

@@ -605,3 +605,29 @@ def test_the_component_route_is_served_by_the_guarded_class():
         PANEL_COMPONENT_ROUTE_IMPORTS,
         "guard the method on the class that really serves the route",
     )
+
+
+def test_panels_autoload_route_is_served_by_the_guarded_class():
+    """``/<app>/autoload.js`` builds a session; Panel's handler does not check the login
+    itself, ``dashboard/ui/routes.py guard_autoload_route`` does."""
+    import panel.io.server as server
+    from bokeh.server.urls import per_app_patterns
+
+    from dashboard.ui.routes import guard_routes
+
+    guard_routes()
+    routed = [h for p, h in per_app_patterns if p.endswith("autoload.js")]
+    _canary(
+        routed == [server.AutoloadJsHandler],
+        f"the autoload.js route of bokeh's per_app_patterns ({routed})",
+        "dashboard/ui/routes.py guard_autoload_route",
+        "panel/io/server.py AutoloadJsHandler.get (no @authenticated)",
+        "guard the get() of the class that now serves /<app>/autoload.js",
+    )
+    _canary(
+        getattr(routed[0].get, "_dashboard_guard", False),
+        "the login check on AutoloadJsHandler.get",
+        "dashboard/ui/routes.py guard_autoload_route",
+        "panel/io/server.py AutoloadJsHandler.get (no @authenticated)",
+        "guard the method that now answers GET /<app>/autoload.js",
+    )
