@@ -3,8 +3,9 @@
 Run ``python notebooks/build_notebooks.py`` after editing; the ``.ipynb`` files are generated,
 so edit here, not in Jupyter.  Every notebook starts with the extensions, then a parameter cell
 ``SCALE = os.environ.get("NOTEBOOK_SCALE", "classroom")`` (``"paper"`` for full size).
-The setup cell calls ``pn.extension("mathjax")`` *before* ``hv.extension("bokeh")`` (the other
-order loads Bokeh without its MathJax bundle, and the dashboard's math never renders).
+The setup cell calls :func:`dashboard.ui.notebook.extension`: Panel, HoloViews and MathJax
+with every script and stylesheet inline (a classroom may be offline), and the whole bundle sent
+again when the cell is re-run after a browser reload.
 Exercise solutions are code cells tagged ``solution`` with ``source_hidden`` set, under a
 "Solution" header, so JupyterLab shows them collapsed.
 """
@@ -25,10 +26,11 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
-# Panel first, with MathJax: the dashboard's lesson text is typeset by Bokeh's MathJax bundle,
-# which is only sent to the browser if it is requested before HoloViews loads Bokeh.
-pn.extension("mathjax")
-hv.extension("bokeh")"""
+from dashboard.ui.notebook import extension
+
+# hv.extension("bokeh") and pn.extension("mathjax") with every script and stylesheet sent
+# from this kernel (no network needed); re-run this cell after reloading the browser tab.
+extension()"""
 
 PARAMS = """\
 # Parameters: "classroom" keeps every run to seconds; "paper" uses the papers' sizes.

@@ -4,8 +4,9 @@ A three-cell notebook (the classroom notebooks' own setup cell, then notebook 01
 displays :class:`~dashboard.ui.app.DashboardApp`) runs in a fresh kernel with nbclient; nothing
 is simulated, so it stays small.  It proves that
 
-* the setup cell asks the browser for Bokeh's MathJax bundle (the app's render script waits
-  for ``root.MathJax``; without the bundle the dashboard would never appear), and
+* the setup cell sends Bokeh's MathJax bundle inline (the app's render script waits for
+  ``root.MathJax``; without the bundle the dashboard would never appear), again when re-run
+  (a browser reload), and a HoloViews plot's output names no CDN, and
 * the app cell's rich output is a Panel/Bokeh model: the ``application/vnd.holoviews_exec``
   mimetype whose id is the root of the embedded Bokeh document, and that document holds the
   dashboard's own widgets.
@@ -37,10 +38,38 @@ def _builder():
     return module
 
 
-def test_setup_cell_loads_mathjax_before_holoviews_loads_bokeh() -> None:
+def _bundle_sizes(cell) -> list[int]:
+    """Sizes of the BokehJS load scripts a cell sent (the full inline bundle is megabytes)."""
+    return [
+        len(o["data"]["application/javascript"])
+        for o in cell.outputs
+        if "application/javascript" in o.get("data", {})
+        and "Bokeh.set_log_level" in o["data"]["application/javascript"]
+    ]
+
+
+def test_setup_is_offline_and_resends_the_bundle_when_rerun(kernel_name: str) -> None:
+    """The setup cell sends BokehJS, Panel and MathJax inline, a HoloViews plot's output
+    names no CDN, and a re-run of the setup cell (what a browser reload needs) sends the whole
+    bundle again instead of Panel's small "reloading" script."""
+    from nbformat.v4 import new_code_cell, new_notebook
+
     setup = _builder().SETUP
-    assert 'pn.extension("mathjax")' in setup
-    assert setup.index('pn.extension("mathjax")') < setup.index('hv.extension("bokeh")')
+    nb = new_notebook()
+    nb.cells = [
+        new_code_cell(setup),
+        new_code_cell("hv.Curve([1, 2, 3])"),
+        new_code_cell(setup),
+    ]
+    nbclient.NotebookClient(nb, timeout=150, kernel_name=kernel_name).execute()
+    assert not [o for c in nb.cells for o in c.outputs if o.output_type == "error"]
+    first, again = _bundle_sizes(nb.cells[0]), _bundle_sizes(nb.cells[2])
+    assert max(first) > 1_000_000, "no inline BokehJS bundle"
+    assert max(again) > 1_000_000, "a re-run sent only the reloading script"
+    assert "BEGIN bokeh-mathjax" in json.dumps([o.get("data", {}) for o in nb.cells[2].outputs])
+    plot = json.dumps([o.get("data", {}) for o in nb.cells[1].outputs])
+    assert EXEC in plot
+    assert not re.search(r"https?://(?:cdn\.holoviz\.org|cdn\.bokeh\.org|unpkg\.com)", plot)
 
 
 def test_notebook_displays_the_app_with_its_model(kernel_name: str) -> None:
@@ -60,9 +89,9 @@ def test_notebook_displays_the_app_with_its_model(kernel_name: str) -> None:
     outputs = [o for c in nb.cells for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
 
-    # the extension cell sends Bokeh's MathJax bundle
+    # the extension cell sends Bokeh's MathJax bundle, inline
     setup_out = json.dumps([o.get("data", {}) for o in nb.cells[0].outputs])
-    assert re.search(r"bokeh-mathjax-[\d.]+(?:\.min)?\.js", setup_out), "MathJax bundle missing"
+    assert "BEGIN bokeh-mathjax" in setup_out, "MathJax bundle missing (or not inline)"
 
     # the app cell's result is a Panel model, not text
     result = [o for o in nb.cells[-1].outputs if o.output_type == "execute_result"]
