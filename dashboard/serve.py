@@ -281,12 +281,14 @@ def serve(
     from .ui.auth import ClassAuthProvider
     from .ui.instructor import LISTEN_ENV, ORIGINS_ENV, create_instructor_page, tracked
     from .ui.pages import create_play_page, create_sweep_page
+    from .shutdown import quiet_workers, run_until_stopped
     from .ui.routes import guard_routes
     from .ui.server import MAX_HEADER_BYTES
 
     guard_routes()  # before the server exists: no request meets the open route
 
-    prepare_engine(scheduler, in_process, workers, max_work, idle_minutes)
+    with quiet_workers():  # Ctrl-C reaches the cluster's workers only through it
+        prepare_engine(scheduler, in_process, workers, max_work, idle_minutes)
     _log_to_terminal()
     sys.setswitchinterval(LOOP_SWITCH_INTERVAL)  # (see LOOP_SWITCH_INTERVAL)
     origins = list(websocket_origin or [])
@@ -296,7 +298,7 @@ def serve(
         origins = [f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]
     # always a provider: /instructor is refused to other machines even without passwords
     provider = ClassAuthProvider(password, instructor_password, login_throttle)
-    return pn.serve(
+    return run_until_stopped(pn.serve, start)(  # SIGTERM/Ctrl-C stop it all
         {
             "dashboard": tracked("dashboard", _dashboard_page),
             "instructor": tracked("instructor", create_instructor_page),

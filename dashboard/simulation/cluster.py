@@ -107,6 +107,18 @@ _lock = threading.Lock()
 _state: dict[str, Any] = {"client": None, "cluster": None, "key": None, "pid": None}
 
 
+def _forget_after_fork() -> None:
+    """In a forked child (``serve --num-procs``): the parent's client and cluster stay the
+    parent's (their threads did not fork), so the child never closes them; a fresh lock."""
+    global _lock
+    _lock = threading.Lock()
+    _state.update(client=None, cluster=None, key=None, pid=os.getpid())
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 def default_workers() -> int:
     """Worker processes of the embedded cluster: the cores this process may use."""
     try:
