@@ -1,13 +1,16 @@
-"""Command-line interface: ``python -m dashboard simulate | algorithms | design | reproduce |
-bench | sweep | load | serve``.
+"""Command-line interface: ``bandit-dashboard`` (or ``python -m dashboard``) ``simulate |
+algorithms | design | reproduce | bench | sweep | load | serve``, and ``--version``.
 
-Errors never show a traceback: a one-line ``error: ...`` on stderr and exit code 2.
+Errors never show a traceback: a one-line ``error: ...`` on stderr and exit code 2 (130 for
+Ctrl-C).  Usage lines name the command as it was typed.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +21,9 @@ from .cli_args import (
     add_plugin_flag,
     check_format,
     cli_type,
+    input_file,
     load_plugins,
+    output_file,
     parse_params,
     parse_value,
 )
@@ -29,6 +34,29 @@ __all__ = ["main"]
 _parse_value, _parse_params, _check_format = parse_value, parse_params, check_format
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+#: The installed command (``[project.scripts]``); otherwise the CLI is ``python -m dashboard``.
+COMMAND = "bandit-dashboard"
+
+
+def prog_name(argv0: str | None = None) -> str:
+    """The command as the user typed it: ``bandit-dashboard`` when run through the installed
+    script (``sys.argv[0]``), else ``python -m dashboard``."""
+    name = os.path.basename(sys.argv[0] if argv0 is None else argv0).lower()
+    for suffix in (".exe", "-script.py"):  # the Windows launchers
+        name = name.removesuffix(suffix)
+    return COMMAND if name == COMMAND else "python -m dashboard"
+
+
+def version_text() -> str:
+    """``bandit-dashboard X.Y.Z``: the installed distribution's version, else the package's."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        number = version("bandit-teaching-dashboard")
+    except (ImportError, PackageNotFoundError, ValueError):
+        from . import __version__ as number
+    return f"{COMMAND} {number}"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,14 +70,15 @@ def _seconds(text: str) -> float:
     from .simulation.budget import check_limit
 
     try:
-        value = float(text) if len(text) <= 64 else float("nan")
+        value = float(text) if len(text) <= 64 and text.isascii() and "_" not in text else None
+        value = float("nan") if value is None else value
     except ValueError:
         value = float("nan")
     try:
         out = check_limit("--max-work", value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--max-work must be a number of seconds > 0, got {text[:40]!r}"
+            f"--max-work must be a number of seconds > 0 (digits 0-9), got {text[:40]!r}"
         ) from None
     assert out is not None
     return out
@@ -191,6 +220,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if not args.csv:
             raise CLIError("--band applies to the CSV export: give --csv FILE too")
         check_band(args.band)
+    input_file(getattr(args, "features_path", None), "--features")
+    output_file(args.csv, "--csv")
+    from .sweep_cli import check_save
+
+    check_save(args)
     load_plugins(args.plugin)
     spec = _spec_from_args(args)
     with Simulation(
@@ -205,7 +239,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     ) as sim:
         result = _run_with_progress(sim)
     if args.csv:
-        Path(args.csv).write_text(result.to_csv(band=args.band))
+        _write_text(args.csv, result.to_csv(band=args.band), "--csv")
     from .sweep_cli import save_simulation
 
     save_simulation(args, result)
@@ -214,6 +248,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(result.to_table())
     return 0
+
+
+def _write_text(path: str, text: str, what: str) -> None:
+    """Write ``text`` to the file ``path`` (an output argument), naming it on failure."""
+    from .simulation.user_files import describe_os_error, open_output
+
+    try:
+        with open_output(path, "w", what) as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise CLIError(
+            f"cannot write {what} {path!r}: {describe_os_error(exc)} (free some space or choose "
+            "another file, and rerun the same command)"
+        ) from None
 
 
 def _run_with_progress(sim: Any, stream: Any = None) -> Any:
@@ -306,6 +354,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
 
     fmt = check_format(args.format)
     if args.features:
+        input_file(args.features, "--features")
         inst = load_features_csv(args.features, rescale=args.rescale, seed=args.seed)
     else:
         inst = random_instance(args.d, args.K, seed=args.seed)
@@ -358,11 +407,15 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with its subcommands."""
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with its subcommands; ``prog`` (default :func:`prog_name`) is the
+    command its usage lines name."""
     parser = _Parser(
-        prog="python -m dashboard",
+        prog=prog or prog_name(),
         description="Bandit teaching dashboard: simulations, designs, figures and benchmarks.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=version_text(), help="print the version and exit"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_simulate(sub)
@@ -407,10 +460,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CLIError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, FileNotFoundError, OSError) as exc:
+    except OSError as exc:
+        print(f"error: {_one_line(_os_error(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"error: {_one_line(msg)}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted (Ctrl-C)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _os_error(exc: OSError) -> str:
+    """An OS error in one sentence naming the file and the way forward."""
+    reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
+    where = f"{exc.filename!r}: " if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return f"{where}{reason}; free some space and rerun the same command"
+    return f"{where}{reason}"
 
 
 def _one_line(text: str, limit: int = 500) -> str:

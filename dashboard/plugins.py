@@ -17,12 +17,17 @@ process registered, and never imports code named in a URL or a widget.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
+import signal
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -119,11 +124,27 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
+def _is_file_spec(spec: str) -> bool:
+    """Whether ``spec`` names a file (a ``.py`` name, a path, or something on disk that is
+    not a directory: a FIFO named on the command line is a file argument, refused as such)."""
+    named = os.path.lexists(spec) and not os.path.isdir(spec)  # a package dir: a module name
+    return spec.endswith(".py") or os.sep in spec or named
+
+
+def _read_source(spec: str) -> bytes:
+    from .simulation.user_files import MAX_PLUGIN_BYTES, read_capped
+
+    try:
+        return read_capped(spec, MAX_PLUGIN_BYTES)
+    except ValueError as exc:
+        msg = str(exc).replace(repr(spec), "", 1).lstrip(": ")
+        raise ValueError(f"cannot load plug-in {spec!r}: {msg}") from None
+
+
 def _import(spec: str) -> ModuleType:
     path = Path(spec)
-    if spec.endswith(".py") or path.is_file():
-        if not path.is_file():
-            raise ValueError(f"cannot load plug-in {spec!r}: no such file")
+    if _is_file_spec(spec):
+        source = _read_source(spec)  # a regular file, read with a cap (never a FIFO)
         digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
         name = f"bandit_dashboard_plugin_{digest}"
         if name in sys.modules:
@@ -134,12 +155,39 @@ def _import(spec: str) -> ModuleType:
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules[name] = module
         try:
-            mod_spec.loader.exec_module(module)
+            code = compile(source, str(path), "exec", dont_inherit=True)
+            exec(code, module.__dict__)  # what the file loader does, on the bytes read above
         except BaseException:
             sys.modules.pop(name, None)
             raise
         return module
     return importlib.import_module(spec)
+
+
+class _CtrlC(BaseException):
+    """A real Ctrl-C (SIGINT) while a plug-in was imported, told apart from a
+    ``KeyboardInterrupt`` the plug-in's own code raises."""
+
+
+@contextlib.contextmanager
+def _real_ctrl_c() -> Iterator[None]:
+    """While importing user code in the main thread, a SIGINT raises :class:`_CtrlC`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _CtrlC
+
+    try:
+        old = signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def load_plugin(spec: str) -> list[str]:
@@ -149,19 +197,24 @@ def load_plugin(spec: str) -> list[str]:
     Raises
     ------
     ValueError
-        One sentence: the file cannot be imported (missing, syntax error, import error, an
-        exception while importing), a class breaks the contract, a name clashes, or the module
-        defines nothing to register.
+        One sentence: the file cannot be imported (missing, not a regular file, above
+        :data:`~dashboard.simulation.user_files.MAX_PLUGIN_BYTES`, syntax error, import error,
+        any exception while importing, ``KeyboardInterrupt`` and ``SystemExit`` included), a
+        class breaks the contract, a name clashes, or the module defines nothing to register.
+        A real Ctrl-C while importing stays a ``KeyboardInterrupt``.
     """
     spec = str(spec).strip()
     if not spec:
         raise ValueError("--plugin needs a file path or a module name")
-    is_file = spec.endswith(".py") or Path(spec).is_file()
+    is_file = _is_file_spec(spec)
     try:
-        module = _import(spec)
+        with _real_ctrl_c():
+            module = _import(spec)
+    except _CtrlC:
+        raise KeyboardInterrupt from None
     except ValueError:
         raise
-    except (Exception, SystemExit) as exc:  # any failure of user code: report it in one line
+    except BaseException as exc:  # any failure of user code (KeyboardInterrupt, SystemExit...)
         raise ValueError(f"cannot load plug-in {spec!r}: {_first_line(exc)}") from None
     names = []
     for cls in _declared_classes(module):

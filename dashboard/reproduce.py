@@ -259,6 +259,13 @@ def reproduce(
     for name in names:
         FIGURES[name].scale(scale)
     _output_dir(out)
+    from .simulation.user_files import check_output
+
+    for name in names:  # a FIFO or device left under a figure's name would block the write
+        files = [f"{name}.html", f"{name}.csv"]
+        files += [f"{name}-band-{band.strip().lower()}.csv"] if band is not None else []
+        for file in files:
+            check_output(Path(out) / file, "output file")
     start = time.perf_counter()
     settings = {
         "scale": scale,

@@ -16,7 +16,15 @@ import sys
 import time
 from typing import Any
 
-from .cli_args import CLIError, check_format, cli_type, parse_params, parse_value
+from .cli_args import (
+    CLIError,
+    check_format,
+    cli_type,
+    int_type,
+    output_file,
+    parse_params,
+    parse_value,
+)
 
 __all__ = ["add_parsers", "add_save_argument", "save_simulation"]
 
@@ -88,9 +96,23 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=cli_type(FIELDS["seed"]), default=0, help="seed of every point")
     p.add_argument("--scheduler", help="tcp://host:port of a running Dask scheduler, or inprocess")
-    p.add_argument("--workers", type=int, help="worker processes of the local cluster")
-    p.add_argument("--block", type=int, help="repetitions per task (default: automatic)")
+    p.add_argument(
+        "--workers",
+        type=int_type(1, 256, "--workers"),
+        help="worker processes of the local cluster",
+    )
+    p.add_argument(
+        "--block",
+        type=int_type(1, FIELDS["runs"].high, "--block"),
+        help="repetitions per task (default: automatic)",
+    )
     p.add_argument("--out", help="save to this file as pieces finish; rerun to resume")
+    p.add_argument(
+        "--drop-corrupt-lines",
+        action="store_true",
+        help="if --out has damaged lines (a disk fault), set them aside and resume from the "
+        "intact pieces (the file as it was is kept as FILE.corrupt)",
+    )
     p.add_argument("--format", default="table", help="json | table")
     p.set_defaults(func=_cmd_sweep)  # (--max-work and --force: dashboard.cli, as simulate's)
 
@@ -147,7 +169,46 @@ def _print_sweep(result: Any, fmt: str) -> None:
         print(result.to_table())
 
 
+def corrupt_hint(exc: Any, path: str, resume: bool) -> str:
+    """The way forward for a damaged line of a saved file: which line, and how to keep the
+    rows before it."""
+    import shlex
+
+    good = exc.good_lines
+    keep = f"head -n {good} {shlex.quote(path)} > FIXED.jsonl"
+    if resume:
+        return (
+            f"{exc}; rerun the same command with --drop-corrupt-lines to set the damaged "
+            f"line(s) aside and resume (the file as it was is kept as {path}.corrupt), or keep "
+            f"the {good} line(s) before it with `{keep}`"
+        )
+    return f"{exc}; the {good} line(s) before it are intact: `{keep}` keeps them"
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out``: a regular file (or a new one); with ``--drop-corrupt-lines`` its damaged
+    lines are set aside first."""
+    import os
+
+    out = output_file(args.out, "--out")
+    if args.drop_corrupt_lines and out is None:
+        raise CLIError("--drop-corrupt-lines applies to the file of --out: give --out FILE too")
+    if not args.drop_corrupt_lines or not os.path.exists(out) or not os.path.getsize(out):
+        return
+    from .simulation.store import keep_valid_pieces
+
+    backup, kept, dropped = keep_valid_pieces(out)
+    if backup is not None:
+        lines = ", ".join(map(str, dropped[:10])) + (" ..." if len(dropped) > 10 else "")
+        print(
+            f"note: set aside damaged line(s) {lines} of {out} (the file as it was: {backup}); "
+            f"resuming from {kept} intact piece(s)",
+            file=sys.stderr,
+        )
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .simulation.store import CorruptLine
     from .simulation.sweep import close_clients, run_sweep
 
     fmt = check_format(args.format)
@@ -156,6 +217,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         from .simulation.sweep import check_sweep_work
 
         check_sweep_work(sweep, args.max_work, override="--max-work SECONDS or --force")
+    _check_out(args)
     scheduler = args.scheduler
     if scheduler is not None and str(scheduler).strip().lower() == "inprocess":
         scheduler = "inprocess"
@@ -169,9 +231,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             out=args.out,
             progress=bar,
         )
+    except CorruptLine as exc:
+        raise CLIError(corrupt_hint(exc, args.out, resume=True)) from None
     except KeyboardInterrupt:
         bar.close()
-        where = f"; finished pieces are in {args.out}, rerun to resume" if args.out else ""
+        where = (
+            f"; finished pieces are in {args.out}: rerun the same command to resume"
+            if args.out
+            else ""
+        )
         print(f"error: sweep interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
@@ -201,9 +269,13 @@ def load(path: str) -> Any:
 
 def _cmd_load(args: argparse.Namespace) -> int:
     from .simulation.results import SimulationResult
+    from .simulation.store import CorruptLine
 
     fmt = check_format(args.format)
-    res = load(args.file)
+    try:
+        res = load(args.file)
+    except CorruptLine as exc:
+        raise CLIError(corrupt_hint(exc, args.file, resume=False)) from None
     if isinstance(res, SimulationResult):
         print(json.dumps(res.to_dict(), indent=2) if fmt == "json" else res.to_table())
         return 0
@@ -226,6 +298,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def add_save_argument(parser: argparse.ArgumentParser) -> None:
     """``simulate --save FILE``."""
     parser.add_argument("--save", help="also save the run (spec, seed, curves) to this file")
+
+
+def check_save(args: argparse.Namespace) -> None:
+    """``simulate --save FILE``: a regular file or a new name in an existing folder (checked
+    before the run)."""
+    output_file(getattr(args, "save", None), "--save")
 
 
 def save_simulation(args: argparse.Namespace, result: Any) -> None:

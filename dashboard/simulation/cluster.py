@@ -16,6 +16,7 @@ Workers import this package by name, so a real cluster's workers need it install
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from typing import Any
@@ -98,9 +99,39 @@ class _LowerPriority:
                 os.setpriority(os.PRIO_PROCESS, 0, self.niceness)
         except (AttributeError, OSError):  # pragma: no cover - not Linux, or not allowed
             pass
+        quiet_heartbeat_at_close(worker)
 
     def teardown(self, worker: Any) -> None:
         pass
+
+
+class HeartbeatAtClose(logging.Filter):
+    """Logging filter of a worker: the heartbeat that meets the scheduler's closed connection
+    while the worker itself is closing (a clean ``close_client()``, e.g. the end of a
+    resumed sweep) is dropped instead of printing a ``CommClosedError`` traceback; while the
+    worker runs it stays, in one line without the traceback."""
+
+    MESSAGE = "Failed to communicate with scheduler during heartbeat"
+
+    def __init__(self, worker: Any) -> None:
+        super().__init__()
+        self.worker = worker
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(self.MESSAGE):
+            return True
+        status = getattr(getattr(self.worker, "status", None), "name", "")
+        if status in ("closing", "closed", "closing_gracefully", "failed"):
+            return False
+        record.exc_info = record.exc_text = None
+        return True
+
+
+def quiet_heartbeat_at_close(worker: Any) -> None:
+    """Install :class:`HeartbeatAtClose` on ``distributed.worker``'s logger (once)."""
+    log = logging.getLogger("distributed.worker")
+    if not any(isinstance(f, HeartbeatAtClose) for f in log.filters):
+        log.addFilter(HeartbeatAtClose(worker))
 
 
 _lock = threading.Lock()

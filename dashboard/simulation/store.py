@@ -33,13 +33,16 @@ from .records import result_from_record, result_to_record
 from .results import SimulationResult
 from .sweep_rows import load_sweep
 from .uploads import MAX_UPLOAD_BYTES, UPLOAD_LIMITS, UploadLimits, read_upload, thin_result
+from .user_files import MAX_EXPERIMENT_BYTES, describe_os_error, open_output, read_capped
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "MAX_UPLOAD_BYTES",
     "WEBSOCKET_MAX_MESSAGE_BYTES",
+    "CorruptLine",
     "ExperimentWriter",
+    "keep_valid_pieces",
     "load_experiment",
     "load_upload",
     "parse_experiment",
@@ -83,20 +86,26 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), allow_nan=False)
 
 
+class CorruptLine(ValueError):
+    """A line inside a saved experiment is damaged (not JSON, or not a saved piece): its
+    ``line`` number (1-based) and ``good_lines``, how many lines before it are intact."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.good_lines = line - 1
+
+
 def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     """Read a saved experiment: ``(header, pieces, good_bytes)``.
 
     ``good_bytes`` is the length of the file up to the last complete line (a half-written
     last line, left by a run killed while writing, is ignored).  ValueError if the file is
-    not an experiment file.
+    not an experiment file, not a regular file (a FIFO or device is refused without
+    blocking) or above :data:`~.user_files.MAX_EXPERIMENT_BYTES`; :class:`CorruptLine` for a
+    damaged line.
     """
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"no such file: {str(path)!r}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    data = read_capped(path, MAX_EXPERIMENT_BYTES)
     return parse_experiment(data, str(path))
 
 
@@ -114,12 +123,12 @@ def parse_experiment(
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             if header is None:
                 break
-            raise ValueError(f"{name!r} line {i + 1} is not valid JSON") from None
+            raise CorruptLine(f"{name!r} line {i + 1} is not valid JSON", i + 1) from None
         if header is None:
             header = obj
         else:
             if not isinstance(obj, dict) or "result" not in obj:
-                raise ValueError(f"{name!r} line {i + 1} is not a saved piece")
+                raise CorruptLine(f"{name!r} line {i + 1} is not a saved piece", i + 1)
             pieces.append(obj)
         good += len(raw) + 1
     if (
@@ -136,6 +145,78 @@ def parse_experiment(
     return header, pieces, good
 
 
+def _is_piece(obj: Any) -> bool:
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("result"), dict)
+        and isinstance(obj.get("piece"), dict)
+    )
+
+
+def _readable_piece(obj: Any, kind: str) -> bool:
+    """Whether ``obj`` is a whole piece of a ``kind`` file (valid JSON can still be damaged:
+    one changed byte in a key)."""
+    if not _is_piece(obj) or (kind == "sweep" and not isinstance(obj["piece"].get("unit"), str)):
+        return False
+    try:
+        result_from_record(obj["result"])
+    except (ValueError, *_MALFORMED):
+        return False
+    return True
+
+
+def keep_valid_pieces(path: str | Path) -> tuple[Path | None, int, list[int]]:
+    """Set the damaged lines of a saved experiment aside so that it can be resumed.
+
+    The file as it is moves to ``<path>.corrupt`` (``.corrupt.1`` ... if that exists); ``path``
+    gets its header and every intact piece (a line that is a whole saved piece; the others
+    are recomputed by the resumed sweep).  Returns ``(backup, pieces_kept, dropped_lines)``;
+    a file without a damaged line is left as it is (``backup`` None).
+    ValueError if the header itself is damaged (nothing to resume from) or the file cannot be
+    read or written.
+    """
+    p = Path(path)
+    data = read_capped(p, MAX_EXPERIMENT_BYTES)
+    lines = data.split(b"\n")
+    try:
+        header = json.loads(lines[0]) if len(lines) > 1 else None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{str(p)!r} has no intact header line: there is nothing to keep")
+    kept = [lines[0]]
+    dropped: list[int] = []
+    kind = str(header.get("kind"))
+    for i, raw in enumerate(lines[1:-1], start=2):
+        try:
+            ok = _readable_piece(json.loads(raw), kind)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            ok = False
+        if ok:
+            kept.append(raw)
+        else:
+            dropped.append(i)
+    if not dropped:
+        return None, len(kept) - 1, []
+    backup = p.with_name(p.name + ".corrupt")
+    n = 0
+    while backup.exists():
+        n += 1
+        backup = p.with_name(f"{p.name}.corrupt.{n}")
+    tmp = p.with_name(p.name + ".keep-tmp")
+    try:
+        with open_output(tmp, "w", encoding="utf-8") as fh:
+            fh.write(b"\n".join(kept).decode("utf-8", "replace") + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(p, backup)
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ValueError(f"cannot write {str(p)!r}: {describe_os_error(exc)}") from None
+    return backup, len(kept) - 1, dropped
+
+
 class ExperimentWriter:
     """Appends finished pieces to an experiment file, each flushed and synced at once.
 
@@ -145,18 +226,16 @@ class ExperimentWriter:
     the writer with the pieces already there.
     """
 
-    def __init__(self, path: Path, fh: IO[str]) -> None:
+    def __init__(self, path: Path, fh: IO[str], kind: str = "sweep") -> None:
         self.path = path
+        self.kind = kind
         self._fh: IO[str] | None = fh
 
     @classmethod
     def create(cls, path: str | Path, kind: str, definition: dict[str, Any]) -> ExperimentWriter:
         p = Path(path)
-        try:
-            fh = p.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-        w = cls(p, fh)
+        fh = open_output(p, "w")
+        w = cls(p, fh, kind)
         w._write(_header(kind, definition))
         return w
 
@@ -180,21 +259,37 @@ class ExperimentWriter:
                 f"{str(path)!r} was made by a different {kind} (differs in: {', '.join(keys)}); "
                 "use another output file or delete this one"
             )
+        for n, piece in enumerate(pieces, start=2):
+            if not _readable_piece(piece, kind):
+                raise CorruptLine(f"{str(path)!r} line {n} is not a saved piece", n)
         p = Path(path)
+        fh = open_output(p, "r+")
         try:
-            fh = p.open("r+", encoding="utf-8")
             fh.truncate(good)
             fh.seek(good)
         except OSError as exc:
-            raise ValueError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-        return cls(p, fh), pieces
+            fh.close()
+            raise ValueError(f"cannot write {str(path)!r}: {describe_os_error(exc)}") from None
+        return cls(p, fh, kind), pieces
 
     def _write(self, obj: dict[str, Any]) -> None:
         if self._fh is None:
             raise ValueError(f"{str(self.path)!r} is closed")
-        self._fh.write(_dumps(obj) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(_dumps(obj) + "\n")
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            # a full disk or a lost network drive: name the file and the way forward (a
+            # half-written last line is cut off when the sweep resumes)
+            forward = (
+                "the pieces saved before are kept: rerun the same command to resume"
+                if self.kind == "sweep"
+                else "nothing usable was saved: free some space and rerun the same command"
+            )
+            raise ValueError(
+                f"cannot write {str(self.path)!r}: {describe_os_error(exc)}; {forward}"
+            ) from None
 
     def append(self, piece: dict[str, Any], result: SimulationResult | dict[str, Any]) -> None:
         """Append one finished piece (its identity and its result)."""
@@ -203,8 +298,11 @@ class ExperimentWriter:
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+            except OSError:  # every piece was synced when written; a failed write reported
+                pass
 
     def __enter__(self) -> ExperimentWriter:
         return self

@@ -140,6 +140,12 @@ SEMI = ["simulate", "--problem", "semiparametric", "--algorithm", "SBE", "--hori
 @example([*SIM, "--oracle-delay", "10"])
 @example([*SEMI, "--features", "/dev/zero"])
 @example(["design", "--features", "/dev/zero"])
+@example(["load", "/dev/zero"])
+@example(["algorithms", "--plugin", "/dev/zero"])
+@example([*SIM[:-1], "1_000"])
+@example([*SIM[:-1], "\u0661\u0660\u0660\u0660"])
+@example([*SIM[:-1], "\uff11\uff10\uff10\uff10"])
+@example(["sweep", *SIM[1:], "--workers", "\u0661"])
 @example([])
 @example([*SIM, "--K", "5"])
 @example([*SIM, "--param", "CUCB:oracle_delay=1e9"])
@@ -165,8 +171,8 @@ def _error(argv: list[str]) -> str:
         (["design", "--K", "5", "--anchor", "7"], "--anchor must be an arm index from 0 to 4"),
         ([*SIM, "--oracle-delay", "10"], "oracle_delay must be a number >= 0 and <= 1"),
         ([*SIM, "--K", "5"], "--K do(es) not apply to the cmab problem"),
-        ([*SEMI, "--features", "/dev/zero"], "larger than 16 MB"),
-        (["design", "--features", "/dev/zero"], "larger than 16 MB"),
+        ([*SEMI, "--features", "/dev/zero"], "is a character device, not a regular file"),
+        (["design", "--features", "/dev/zero"], "is a character device, not a regular file"),
         ([], "usage: python -m dashboard COMMAND [options]; commands: "),
         (
             [*SIM[:-1], "10000000", "--runs", "256", "--d", "500"],

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -299,6 +300,26 @@ def _parse_float(text: str) -> float | None:
         return None
 
 
+def _csv_rows(text: str, name: str) -> Iterator[list[str]]:
+    """``csv.reader`` over ``text`` with its errors (a field above the reader's 128 KiB
+    ``field_size_limit``) as one ValueError naming the file and the line."""
+    reader = csv.reader(text.splitlines())
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            limit = csv.field_size_limit()
+            why = (
+                f"a field longer than {limit:,} characters ({limit // 1024} KiB, the limit); "
+                "every field must be a number"
+                if "field larger" in str(exc)
+                else f"not a valid CSV line ({exc})"
+            )
+            raise ValueError(f"{name}, line {reader.line_num}: {why}") from None
+
+
 def load_features_csv(
     path: str | Path, rescale: bool = False, theta: np.ndarray | None = None, seed: int = 0
 ) -> SemiparametricInstance:
@@ -320,6 +341,8 @@ def load_features_csv(
         Seed of the random theta*.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # a FIFO would block, a device never end
+        raise ValueError(f"features CSV {str(path)!r} is not a regular file")
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_CSV_BYTES + 1)
@@ -339,7 +362,7 @@ def load_features_csv(
     rows: list[list[float]] = []
     width = None
     header_seen = False
-    for lineno, fields in enumerate(csv.reader(text.splitlines()), start=1):
+    for lineno, fields in enumerate(_csv_rows(text, path.name), start=1):
         fields = [f.strip() for f in fields]
         if not fields or all(f == "" for f in fields) or fields[0].startswith("#"):
             continue
