@@ -204,3 +204,15 @@ def test_the_worker_heartbeat_at_close_prints_no_traceback():
     assert not flt.filter(record())  # dropped at a clean close
     other = logging.LogRecord("distributed.worker", logging.ERROR, "", 1, "other", None, None)
     assert flt.filter(other)
+
+
+def test_ctrl_c_during_a_run_exits_130_without_a_traceback(capsys, monkeypatch):
+    from dashboard import cli
+
+    def interrupted(sim, stream=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run_with_progress", interrupted)
+    assert main(SIM) == 130
+    _out, err = capsys.readouterr()
+    assert err == "error: interrupted (Ctrl-C)\n"
