@@ -277,11 +277,11 @@ def serve(
     """
     import panel as pn
 
+    from .shutdown import quiet_workers, run_until_stopped
     from .simulation import store
     from .ui.auth import ClassAuthProvider
     from .ui.instructor import LISTEN_ENV, ORIGINS_ENV, create_instructor_page, tracked
     from .ui.pages import create_play_page, create_sweep_page
-    from .shutdown import quiet_workers, run_until_stopped
     from .ui.routes import guard_routes
     from .ui.server import MAX_HEADER_BYTES
 
