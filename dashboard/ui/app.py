@@ -493,7 +493,7 @@ def create_app(**kwargs: Any) -> pn.template.BootstrapTemplate:
     The template is Bootstrap rather than Fast: the Fast design always loads its font from
     fonts.googleapis.com, and a classroom may be offline; this page loads nothing external.
     """
-    pn.extension("mathjax", raw_css=[_CSS, PAGE_CSS], notifications=False)
+    pn.extension("mathjax", "filedropper", raw_css=[_CSS, PAGE_CSS], notifications=False)
     serve_panel_css_locally()
     quiet_closed_connections()  # (pn.serve has no app_hooks; a no-op without a loop)
     guard_panel_query_parser()  # before pn.state.location parses the page's query

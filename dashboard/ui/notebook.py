@@ -40,7 +40,7 @@ def extension() -> None:
     # HoloViews first, with MathJax: one full inline bundle; Panel's call then only adds its
     # notebook comm manager and records "mathjax" (the dashboard's render script waits for it).
     hv.extension("bokeh", inline=True, enable_mathjax=True)
-    pn.extension("mathjax", inline=True)
+    pn.extension("mathjax", "filedropper", inline=True)
     if again:
         from panel.io.notebook import load_notebook
 

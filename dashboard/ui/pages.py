@@ -27,7 +27,7 @@ def _template(title: str, body: Any) -> pn.template.BootstrapTemplate:
 
 def create_sweep_page() -> pn.template.BootstrapTemplate:
     """The Sweep view on the server's shared Dask client (never on the event loop)."""
-    pn.extension(notifications=False)
+    pn.extension("filedropper", notifications=False)
     serve_panel_css_locally()
     view = SweepView()
     if pn.state.curdoc is not None:
