@@ -173,6 +173,12 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", default="table", help="json | table")
     p.add_argument("--csv", help="also write the regret curves as CSV to this file")
     p.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write a self-contained HTML report (plots, settings, seed, versions, the "
+        "dashboard link that reproduces the run, final numbers; opens offline)",
+    )
+    p.add_argument(
         "--band",
         help="with --csv: one row per algorithm and round with mean, lo, hi over the runs: "
         "sd (ddof=1) | se | ci95 (Student t) | q10-90 | runs (default: every run, one row each)",
@@ -222,6 +228,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         check_band(args.band)
     input_file(getattr(args, "features_path", None), "--features")
     output_file(args.csv, "--csv")
+    output_file(args.report, "--report")
     from .sweep_cli import check_save
 
     check_save(args)
@@ -240,6 +247,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         result = _run_with_progress(sim)
     if args.csv:
         _write_text(args.csv, result.to_csv(band=args.band), "--csv")
+    if args.report:
+        from .ui.report import report_html, reproduce_query
+
+        query = reproduce_query(result, parse_params(args.param))
+        _write_text(args.report, report_html(result, query), "--report")
     from .sweep_cli import save_simulation
 
     save_simulation(args, result)

@@ -5,7 +5,8 @@ the run's plots as interactive Bokeh figures (the dashboard's own plot modules,
 :data:`dashboard.ui.plots.PLOTS`, time axes linked), the settings, the seed, the versions
 of the software, the link that reproduces the run (the dashboard's URL query,
 :func:`dashboard.ui.urlstate.serialize`) and a table of the final numbers.  The page is
-``bokeh.embed.file_html`` with Bokeh's **inline** resources: it opens from disk with no
+the report's own HTML text with the figures from ``bokeh.embed.components`` and Bokeh's
+**inline** resources: it opens from disk with no
 network (no CDN, no font, no server), which ``tests/browser/test_report_browser.py`` checks
 in Chromium with every request refused.
 
@@ -148,6 +149,17 @@ def _figures(result: Any, band: str) -> list[Any]:
     return figures
 
 
+def _inline_resources() -> str:
+    """Bokeh's scripts and styles as inline text only.  Importing Panel adds a *file* to
+    Bokeh's inline resources (its ES-module shim, a path relative to a server's static route),
+    which a page opened from disk would ask for and not find; plain figures do not need it."""
+    from bokeh.resources import Resources
+
+    res = Resources(mode="inline")
+    css = "".join(f"<style>{c}</style>" for c in res.css_raw)
+    return css + "".join(f'<script type="text/javascript">{js}</script>' for js in res.js_raw)
+
+
 def report_html(
     result: Any,
     query: Mapping[str, str] | None = None,
@@ -160,10 +172,8 @@ def report_html(
     ``query``: the dashboard URL values of the run (default :func:`reproduce_query`);
     ``base_url``: the dashboard's address the link starts with.
     """
-    from bokeh.embed import file_html
+    from bokeh.embed import components
     from bokeh.layouts import column, row
-    from bokeh.models import Div
-    from bokeh.resources import INLINE
 
     query = dict(reproduce_query(result) if query is None else query)
     link = f"{base_url}?{urlencode(query)}"
@@ -182,7 +192,7 @@ def report_html(
     ]
     versions = [[k, v] for k, v in _versions().items()]
     text = (
-        f"<style>{_CSS}</style><h1>{html.escape(title)}</h1>"
+        f"<h1>{html.escape(title)}</h1>"
         f"<p>{html.escape(str(result.spec.get('problem', '')))} problem, "
         f"T = {result.horizon:,}, {result.runs} run(s), seed {result.seed}.</p>"
         f"<h2>Final numbers</h2>{_finals(result)}"
@@ -197,13 +207,18 @@ def report_html(
         )
         + f"<h2>Versions</h2>{_table(versions, ['software', 'version'])}<h2>Plots</h2>"
     )
-    header = Div(text=text, sizing_mode="stretch_width", name="report-header")
     figures = _figures(result, band)
     rows = [
         row(*figures[i : i + 2], sizing_mode="stretch_width") for i in range(0, len(figures), 2)
     ]
-    layout = column(header, *rows, sizing_mode="stretch_width")
-    return file_html(layout, INLINE, title)
+    # The text is the page's own HTML (readable without JavaScript, printable, searchable);
+    # only the figures are Bokeh's, with its scripts inline.
+    script, div = components(column(*rows, sizing_mode="stretch_width"))
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n{_inline_resources()}\n<style>{_CSS}</style>\n"
+        f"</head>\n<body>\n{text}\n{div}\n{script}\n</body>\n</html>\n"
+    )
 
 
 def write_report(result: Any, path: str | Path, **kwargs: Any) -> Path:
