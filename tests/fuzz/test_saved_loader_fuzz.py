@@ -1,9 +1,11 @@
-"""Property tests of the saved-experiment loader behind the dashboard's upload (issue 10):
+"""Property tests of the saved-experiment loader behind the dashboard's upload:
 ``store.saved_results`` (and ``load_experiment`` on bytes) given random bytes, truncated or
 byte-flipped files, or valid JSON lines with the wrong shapes raises nothing but a ValueError
 whose message is one clear line naming the file; a file it accepts holds finite regret curves.
 
-The valid files are made once by the API (a single run and a two-point sweep, T <= 200)."""
+The valid files are made once by the API (a single run and a two-point sweep, T <= 200).  The
+upload's limits (algorithms, runs, rounds, lines) are fuzzed with small bounds: within them a
+run loads with its shape, beyond any of them the refusal is one line naming the file."""
 
 from __future__ import annotations
 
@@ -16,8 +18,15 @@ from hypothesis import strategies as st
 
 from dashboard.simulation.runner import simulate
 from dashboard.simulation.specs import make_spec
-from dashboard.simulation.store import FORMAT, load_experiment, save_result, saved_results
+from dashboard.simulation.store import (
+    FORMAT,
+    load_experiment,
+    load_upload,
+    save_result,
+    saved_results,
+)
 from dashboard.simulation.sweep import make_sweep, run_sweep
+from dashboard.simulation.uploads import UploadLimits
 
 SETTINGS = {
     "deadline": None,
@@ -129,3 +138,67 @@ def test_the_valid_files_load_and_a_foreign_file_is_refused(files) -> None:
         saved_results(files["run"], NAME, max_bytes=10)
     with pytest.raises(ValueError, match=r"malformed|not valid JSON|not a saved"):
         load_experiment(files["run"].replace(b'"algorithms"', b'"algos"'), NAME)
+
+
+# ------------------------------------------------------------------ the upload's limits
+SMALL = UploadLimits(bytes=200_000, lines=6, algorithms=3, runs=4, rounds=20, points=5)
+
+
+def _run_file(n_alg: int, runs: int, rounds: int, extra_lines: int) -> bytes:
+    """A saved run of ``n_alg`` algorithms x ``runs`` rows x ``rounds`` columns (every shape
+    consistent, so only the limits can refuse it), plus ``extra_lines`` result lines."""
+    times = list(range(1, rounds + 1))
+    curve = [[float(k) for k in range(rounds)] for _ in range(runs)]
+    ints = [[0] * rounds for _ in range(runs)]
+    alg = {"paper": "", "t": rounds, "times": times, "regret": curve, "queries": ints}
+    alg |= {"adaptivity": ints, "wall_seconds": [0.0] * runs, "oracle_seconds": [0.0] * runs}
+    rec = {"spec": {"problem": "cmab"}, "horizon": max(rounds, 1), "runs": runs, "seed": 0}
+    rec |= {"t": rounds, "reps": list(range(runs)), "instance": {}}
+    rec["algorithms"] = [{"algorithm": f"A{i}", **alg} for i in range(n_alg)]
+    head = {"format": FORMAT, "version": 1, "kind": "simulation", "definition": {}}
+    piece = json.dumps({"piece": {"reps": rec["reps"]}, "result": rec})
+    return (json.dumps(head) + "\n" + (piece + "\n") * (1 + extra_lines)).encode()
+
+
+@settings(**SETTINGS)
+@given(
+    n_alg=st.integers(0, 6),
+    runs=st.integers(1, 7),
+    rounds=st.integers(1, 30),
+    extra_lines=st.integers(0, 8),
+)
+@example(n_alg=4, runs=1, rounds=1, extra_lines=0)  # one algorithm too many
+@example(n_alg=1, runs=5, rounds=1, extra_lines=0)  # one run too many
+@example(n_alg=1, runs=1, rounds=21, extra_lines=0)  # one round too many
+@example(n_alg=1, runs=1, rounds=1, extra_lines=6)  # too many lines
+def test_every_limit_is_kept_or_named(n_alg, runs, rounds, extra_lines) -> None:
+    """Within the limits the run loads with its shape; beyond any of them, one ValueError line
+    naming the file (and never anything bigger than the limits built)."""
+    data = _run_file(n_alg, runs, rounds, extra_lines)
+    within = (
+        n_alg <= SMALL.algorithms
+        and runs <= SMALL.runs
+        and (rounds <= SMALL.rounds or n_alg == 0)
+        and extra_lines == 0
+        and data.count(b"\n") <= SMALL.lines
+    )
+    try:
+        res = load_upload(data, NAME, SMALL.bytes, SMALL)
+    except ValueError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and NAME in msg and "Traceback" not in msg
+        assert not within, msg
+        return
+    assert within
+    assert len(res.results) == n_alg
+    for r in res.results:
+        assert r.regret.shape == (runs, rounds)
+
+
+@settings(**SETTINGS)
+@given(lines=st.lists(JSON, min_size=0, max_size=8), which=st.sampled_from(["run", "sweep"]))
+def test_random_json_lines_after_a_valid_header(files, lines, which) -> None:
+    """A real header followed by random JSON values, one per line."""
+    header = files[which].split(b"\n")[0]
+    body = b"".join(json.dumps(v).encode() + b"\n" for v in lines)
+    _contract(header + b"\n" + body)

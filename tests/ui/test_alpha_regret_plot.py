@@ -64,7 +64,13 @@ def test_same_layers_for_empty_partial_and_final_results(result) -> None:
         shapes.append([type(e).__name__ for e in plot])
         assert len(alpha_regret_frames(res, ALGS)) == 4
     assert shapes[0] == shapes[1] == shapes[2] == ["Area", "Curve", "Curve", "Curve"]
-    assert "alpha = 0.5" in alpha_regret_plot(result, ALGS).opts.get().kwargs["title"]
+    # the title stays short; the band and alpha go in the subtitle line under it
+    import holoviews as hv
+
+    fig = hv.renderer("bokeh").get_plot(alpha_regret_plot(result, ALGS)).state
+    assert fig.title.text == "alpha-regret (Theorem 7)"
+    (subtitle,) = [t.text for t in fig.above if getattr(t, "name", "") == "subtitle"]
+    assert "alpha = 0.5" in subtitle
 
 
 def test_the_headless_dashboard_streams_it_to_the_end() -> None:
