@@ -126,7 +126,7 @@ def add_plugin_flag(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="PATH_OR_MODULE",
         help="load your own policy/shift first: a .py file or an importable module "
-        "(repeatable; see docs/PLUGINS.md)",
+        "(repeatable; the contract: bandit-dashboard docs PLUGINS)",
     )
 
 

@@ -226,7 +226,7 @@ def load_plugin(spec: str) -> list[str]:
     if not names:
         raise ValueError(
             f"plug-in {spec!r} defines no declared algorithm, shift, action family or reward "
-            "model (see docs/PLUGINS.md)"
+            "model (the contract: bandit-dashboard docs PLUGINS)"
         )
     key = str(Path(spec).resolve()) if is_file else spec
     if key not in LOADED_SPECS:

@@ -99,7 +99,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--max-work",
         type=_count(1, 86_400),
         help="largest run a student may start, in estimated seconds of simulation "
-        "(default 600; see docs/LIMITS.md)",
+        "(default 600; see bandit-dashboard docs LIMITS)",
     )
     p.add_argument(
         "--idle-minutes",

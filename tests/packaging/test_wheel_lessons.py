@@ -33,20 +33,9 @@ print(json.dumps({
 
 
 @pytest.mark.timeout(600)
-def test_installed_wheel_lists_all_lessons(tmp_path):
+def test_installed_wheel_lists_all_lessons(tmp_path, wheel):
     expected = sorted(p.name for p in (ROOT / "lessons").glob("[0-9][0-9]-*.md"))
     assert len(expected) >= 7
-    dist = tmp_path / "dist"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=500,
-    )
-    if build.returncode != 0 and "Could not find a version" in build.stderr:
-        pytest.skip("no package index reachable to fetch the build backend")
-    assert build.returncode == 0, build.stderr[-3000:]
-    (wheel,) = dist.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert sorted(n.split("/")[-1] for n in names if n.startswith("dashboard/lessons/")) == expected
     site = tmp_path / "site"
