@@ -369,3 +369,19 @@ def test_panel_serve_dashboard_imports_nothing_a_url_names(tmp_path):
     finally:
         log = server.stop()
     assert ZEN not in log and "Traceback" not in log, log[-3000:]
+
+
+def test_serve_without_a_password_imports_nothing_a_url_names(tmp_path):
+    """The same route under ``python -m dashboard serve`` without ``--password-file`` (the
+    embedded Dask cluster, one worker): no login stands in front of it."""
+    server = _Server("--workers", "1", log=tmp_path / "server.log")
+    try:
+        assert server.wait(BOOTSTRAP_CSS)[0] == 200
+        for path in ("/components/this/a/b/c", "/components/unittest.__main__/a/b/c"):
+            assert _http(server, "GET", path)[0] in (403, 404), path
+        time.sleep(0.5)
+        assert server.proc.poll() is None, "the server exited"
+        assert _http(server, "GET", BOOTSTRAP_CSS)[0] == 200  # it still answers
+    finally:
+        log = server.stop()
+    assert ZEN not in log and "Traceback" not in log, log[-3000:]
