@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-__all__ = ["DEFAULT_BASE_URL", "report_html", "reproduce_query", "write_report"]
+__all__ = ["DEFAULT_BASE_URL", "report_html", "report_text", "reproduce_query", "write_report"]
 
 #: Where ``python -m dashboard serve`` / ``make serve`` serves the dashboard by default.
 DEFAULT_BASE_URL = "http://localhost:5006/dashboard"
@@ -160,21 +160,14 @@ def _inline_resources() -> str:
     return css + "".join(f'<script type="text/javascript">{js}</script>' for js in res.js_raw)
 
 
-def report_html(
+def report_text(
     result: Any,
     query: Mapping[str, str] | None = None,
     base_url: str = DEFAULT_BASE_URL,
-    band: str = "sd",
     title: str = "Bandit teaching dashboard: run report",
 ) -> str:
-    """The report of ``result`` as one self-contained HTML page (see the module docstring).
-
-    ``query``: the dashboard URL values of the run (default :func:`reproduce_query`);
-    ``base_url``: the dashboard's address the link starts with.
-    """
-    from bokeh.embed import components
-    from bokeh.layouts import column, row
-
+    """The report's text as HTML (title, final numbers, the reproducing link, settings,
+    versions); every value taken from the run or the caller is escaped."""
     query = dict(reproduce_query(result) if query is None else query)
     link = f"{base_url}?{urlencode(query)}"
     settings = [[k, str(v)] for k, v in dict(result.spec).items() if v is not None]
@@ -207,6 +200,25 @@ def report_html(
         )
         + f"<h2>Versions</h2>{_table(versions, ['software', 'version'])}<h2>Plots</h2>"
     )
+    return text
+
+
+def report_html(
+    result: Any,
+    query: Mapping[str, str] | None = None,
+    base_url: str = DEFAULT_BASE_URL,
+    band: str = "sd",
+    title: str = "Bandit teaching dashboard: run report",
+) -> str:
+    """The report of ``result`` as one self-contained HTML page (see the module docstring).
+
+    ``query``: the dashboard URL values of the run (default :func:`reproduce_query`);
+    ``base_url``: the dashboard's address the link starts with.
+    """
+    from bokeh.embed import components
+    from bokeh.layouts import column, row
+
+    text = report_text(result, query, base_url, title)
     figures = _figures(result, band)
     rows = [
         row(*figures[i : i + 2], sizing_mode="stretch_width") for i in range(0, len(figures), 2)

@@ -17,7 +17,7 @@ from dashboard.cli import main
 from dashboard.simulation import Simulation
 from dashboard.simulation.specs import make_spec
 from dashboard.ui.app import DashboardApp
-from dashboard.ui.report import report_html, reproduce_query, write_report
+from dashboard.ui.report import report_html, report_text, reproduce_query, write_report
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +65,23 @@ def test_the_dashboard_link_sets_the_run_up_again(result):
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.text(min_size=1, max_size=40))
 def test_text_from_the_run_is_escaped(result, text):
-    page = report_html(result, {"seed": text}, base_url="http://h/" + text, title=text)
-    for tag in re.findall(r"<[a-zA-Z][^>]*>", html.escape(text)):
-        assert tag not in page  # (escape leaves no tag to find)
+    """The report's text (what report_html puts before the figures) escapes any string."""
+    page = report_text(result, {"seed": text}, base_url="http://h/" + text, title=text)
     assert f"<h1>{html.escape(text)}</h1>" in page
+    # no markup but the report's own: every tag is one the report writes
+    own = {"h1", "h2", "p", "a", "table", "thead", "tbody", "tr", "th", "td"}
+    assert {t.lower() for t in re.findall(r"</?([a-zA-Z][\w-]*)", page)} <= own
+
+
+def test_markup_in_the_title_stays_text_in_the_whole_page(result):
+    text = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    page = report_html(result, {"seed": text}, title=text)
+    assert "<script>alert(1)" not in page and "<img src=x" not in page
+    assert f"<title>{html.escape(text)}</title>" in page
 
 
 def test_write_report_names_the_file_on_failure(result, tmp_path):
