@@ -46,12 +46,21 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------------ plots
+#: Height of a figure whose legend sits below the frame (the dashboard's plots do the same:
+#: a legend inside the frame covers data), and the legend's spacing there.
+_LEGEND_HEIGHT = 380
+_LEGEND_OPTS = {"margin": 8, "padding": 6, "spacing": 12, "label_height": 24, "glyph_height": 22}
+
+
 def pac_curve_plot(result: PACResult, title: str = "") -> Any:
     """Appendix I.2's PAC plot: ``sqrt(t) e_t`` over t, mean over repetitions with a +-1 sd
-    band (the paper's error bars), and the reference line ``10 sqrt(d log K)``."""
+    band (the paper's error bars), and the reference line ``10 sqrt(d log K)``; the legend
+    below the frame (it never covers the curve)."""
     import holoviews as hv
 
-    from .ui.plots.common import BAND_POINTS, FONTS, REF_COLOR, T_DIM
+    from .ui.plots.common import BAND_POINTS, FONTS, PALETTE, REF_COLOR, T_DIM
+
+    color = PALETTE[0]  # the palette's first colour, >= 3:1 on both themes' backgrounds
 
     t = result.times.astype(float)
     vals = result.scaled
@@ -64,9 +73,9 @@ def pac_curve_plot(result: PACResult, title: str = "") -> Any:
         kdims=[T_DIM],
         vdims=[ydim, "hi"],
         label="±1 sd over runs",
-    ).opts(color="#0072B2", alpha=0.2, line_alpha=0)
+    ).opts(color=color, alpha=0.2, line_alpha=0)
     curve = hv.Curve((t, mean, std), kdims=[T_DIM], vdims=[ydim, "sd"], label="DEO (mean)").opts(
-        color="#0072B2", line_width=3, tools=["hover"]
+        color=color, line_width=3, tools=["hover"]
     )
     ref = hv.Curve(
         ([1.0, t[-1]], [result.bound, result.bound]),
@@ -77,21 +86,24 @@ def pac_curve_plot(result: PACResult, title: str = "") -> Any:
     return (band * curve * ref).opts(
         title=title or f"√t · e_t, d = {result.d}, K = {result.K} ({result.runs} runs)",
         responsive=True,
-        height=320,
-        min_height=320,
+        height=_LEGEND_HEIGHT,
+        min_height=_LEGEND_HEIGHT,
         fontsize=FONTS,
         show_grid=True,
-        legend_position="top_right",
+        legend_position="bottom",
+        legend_cols=2,
+        legend_opts=_LEGEND_OPTS,
         ylim=(0, max(result.bound, float((mean + std).max())) * 1.1),
     )
 
 
 def overall_complexity_plot(result: Any) -> Any:
     """Figures 2-4 (e) and (f): overall oracle adaptivity and query complexity up to T per
-    algorithm (mean over runs), grouped bars on a log axis."""
+    algorithm (mean over runs), grouped bars on a log axis (the palette's first two colours;
+    no legend: the x axis names each bar)."""
     import holoviews as hv
 
-    from .ui.plots import FONTS
+    from .ui.plots import FONTS, PALETTE
 
     rows = []
     for r in result.results:
@@ -110,8 +122,9 @@ def overall_complexity_plot(result: Any) -> Any:
         min_height=320,
         fontsize=FONTS,
         tools=["hover"],
-        cmap={"queries": "#0072B2", "adaptivity": "#D55E00"},
+        cmap={"queries": PALETTE[0], "adaptivity": PALETTE[1]},
         color=hv.dim("complexity"),
+        line_alpha=0,  # no black outline (1.6:1 on the dark theme's background)
         show_legend=False,
         xrotation=0,
     )

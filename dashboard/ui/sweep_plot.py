@@ -18,6 +18,7 @@ import holoviews as hv
 import numpy as np
 
 from ..simulation.sweep import SweepResult
+from .plots.common import PALETTE, REF_COLOR
 
 __all__ = ["METRICS", "grid_html", "metric_values", "parse_values", "sweep_plot"]
 
@@ -36,7 +37,11 @@ _GRID_CSS = (
     "table.sweep-grid th, table.sweep-grid td { padding: 4px 14px; text-align: right;"
     " border-bottom: 1px solid #ddd; } table.sweep-grid th { background: #f2f7fb; }"
 )
-_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+#: One colour per line (algorithm, or algorithm and group value): the dashboard's palette, every
+#: colour >= 3:1 against both themes' plot backgrounds (:mod:`dashboard.ui.theme`).
+_COLORS = PALETTE
+#: Height with the legend below the frame (it never covers a line).
+_HEIGHT = 440
 
 
 def parse_values(text: str) -> list[Any]:
@@ -70,7 +75,8 @@ def sweep_plot(
     group: str | None = None,
 ) -> hv.Overlay:
     """The metric against swept field ``x``: mean line, points and +-1 sd band per algorithm
-    (and per value of ``group``).  Accepts a partial or empty result."""
+    (and per value of ``group``), colours from the dashboard's palette, the legend below the
+    frame.  Accepts a partial or empty result."""
     key = METRICS[metric]
     xdim = hv.Dimension(x, label="T" if x == "horizon" else x)
     ydim = hv.Dimension("value", label=metric)
@@ -116,7 +122,7 @@ def sweep_plot(
         scale = first / shape[0] if shape[0] > 0 else 1.0
         layers.append(
             hv.Curve((xs, scale * shape), kdims=[xdim], vdims=[ydim], label="d log log T").opts(
-                color="#777777", line_dash="dashed", line_width=2
+                color=REF_COLOR, line_dash="dashed", line_width=2
             )
         )
     if not layers:
@@ -125,10 +131,18 @@ def sweep_plot(
         title=f"{metric} against {x}",
         logx=x == "horizon",
         responsive=True,
-        height=320,
-        min_height=320,
+        height=_HEIGHT,
+        min_height=_HEIGHT,
         show_grid=True,
-        legend_position="top_left",
+        legend_position="bottom",
+        legend_cols=3,
+        legend_opts={
+            "margin": 8,
+            "padding": 6,
+            "spacing": 12,
+            "label_height": 24,
+            "glyph_height": 22,
+        },
         fontsize={"title": 14, "labels": 13, "xticks": 12, "yticks": 12, "legend": 12},
     )
 

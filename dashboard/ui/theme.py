@@ -7,11 +7,18 @@ the button that makes it visible: it reloads the page with ``theme=`` flipped an
 key of the address kept, as Panel's Fast template's toggle does.
 
 One palette serves both themes (:data:`dashboard.ui.plots.common.PALETTE`, reference lines
-:data:`~dashboard.ui.plots.common.REF_COLOR`): every colour drawn as a line keeps a WCAG 2
-contrast ratio of at least :data:`MIN_CONTRAST` against both plot backgrounds
-(:func:`contrast_ratio`; ``tests/ui/test_theme.py`` checks every one).  Bands are the same
+:data:`~dashboard.ui.plots.common.REF_COLOR`): every colour drawn as a line or a filled area
+keeps a WCAG 2 contrast ratio of at least :data:`MIN_CONTRAST` against both plot backgrounds
+(:func:`contrast_ratio`; ``tests/ui/test_theme.py`` renders the board's plots, the sweep plot
+and the reproduce figures and checks every colour their glyphs draw).  Bands are the same
 colour as their curve (the check is on that colour; the band is drawn translucent under
-the curve, so it never hides a curve).
+the curve, so it never hides a curve).  Plots that colour categories rather than algorithms
+(surviving arms, DEO weights, wall time) take them from the palette's named roles here
+(:data:`ROLE_COLORS`), the sweep plot and the reproduce figures from the palette itself:
+no plot has a palette of its own.  The palette's colours all lie in the luminance band where
+both ratios hold (WCAG relative luminance about 0.18-0.30), so they differ by hue; the one
+category that must also read without telling hues apart (an optimal arm eliminated) carries
+a hatch (:data:`LOST_HATCH`) as a second cue.
 """
 
 from __future__ import annotations
@@ -21,8 +28,18 @@ from typing import Any
 import panel as pn
 
 __all__ = [
+    "ALIVE_COLOR",
+    "ANCHOR_COLOR",
+    "ELIMINATED_COLOR",
+    "LOST_COLOR",
+    "LOST_HATCH",
     "MIN_CONTRAST",
+    "OPTIMAL_COLOR",
+    "ORACLE_COLOR",
+    "OTHER_COLOR",
     "PLOT_BACKGROUNDS",
+    "REST_COLOR",
+    "ROLE_COLORS",
     "THEMES",
     "contrast_ratio",
     "current_theme",
@@ -37,6 +54,47 @@ THEMES: tuple[str, ...] = ("default", "dark")
 PLOT_BACKGROUNDS: dict[str, str] = {"default": "#ffffff", "dark": "#2b3035"}
 #: WCAG's ratio for graphical objects (success criterion 1.4.11).
 MIN_CONTRAST = 3.0
+
+# The palette's named roles: each is a colour of ``PALETTE`` (Okabe-Ito hues adjusted in
+# lightness) or its reference grey ``REF_COLOR`` (the test checks it), written out here because
+# this module is imported by the plot modules (it cannot import them).  Contrast against
+# white / #2b3035: blue 3.91 / 3.41, vermillion 3.87 / 3.44, reddish purple 3.06 / 4.35,
+# grey 3.95 / 3.37.  Deuteranopia / protanopia keep blue, vermillion and grey apart (CIELAB
+# distance >= 39 after Machado et al.'s simulation); the reddish purple is nearest the grey
+# (12), hence its hatch.
+_BLUE, _VERMILLION, _PURPLE, _GREY = "#2F86C9", "#D55E00", "#CC79A7", "#808080"
+#: The optimal action's arms / the best arm (surviving arms, DEO weights).
+OPTIMAL_COLOR = _VERMILLION
+#: Arms still alive (surviving arms).
+ALIVE_COLOR = _BLUE
+#: Eliminated arms (surviving arms).
+ELIMINATED_COLOR = _GREY
+#: An optimal arm that was eliminated (surviving arms): drawn with :data:`LOST_HATCH`.
+LOST_COLOR = _PURPLE
+#: Bokeh hatch pattern of :data:`LOST_COLOR` cells (and the hatch's colour, inside the cell).
+LOST_HATCH: dict[str, object] = {
+    "hatch_pattern": "x",
+    "hatch_color": "#000000",
+    "hatch_alpha": 0.6,
+    "hatch_scale": 8.0,
+}
+#: DEO weights: the anchor arm x_1, and the other arms.
+ANCHOR_COLOR = _GREY
+OTHER_COLOR = _BLUE
+#: Wall time: inside oracle calls / expensive computations, and the rest of the simulation.
+ORACLE_COLOR = _VERMILLION
+REST_COLOR = _BLUE
+#: Every role by name (the test checks each belongs to the palette and keeps 3:1).
+ROLE_COLORS: dict[str, str] = {
+    "optimal": OPTIMAL_COLOR,
+    "alive": ALIVE_COLOR,
+    "eliminated": ELIMINATED_COLOR,
+    "optimal, eliminated": LOST_COLOR,
+    "anchor": ANCHOR_COLOR,
+    "other": OTHER_COLOR,
+    "oracle": ORACLE_COLOR,
+    "rest": REST_COLOR,
+}
 
 
 def luminance(color: str) -> float:

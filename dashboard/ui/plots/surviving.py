@@ -8,6 +8,7 @@ import holoviews as hv
 import numpy as np
 
 from ..live import LivePlot
+from ..theme import ALIVE_COLOR, ELIMINATED_COLOR, LOST_COLOR, LOST_HATCH, OPTIMAL_COLOR
 from .base import PlotModule
 from .common import (
     DT,
@@ -20,7 +21,22 @@ from .common import (
 )
 
 _STATES = ("eliminated", "alive", "optimal, alive", "optimal, eliminated")
-_STATE_COLORS = ("#d9d9d9", "#6baed6", "#E69F00", "#D62728")
+#: Fill of each state (the palette's roles, :mod:`dashboard.ui.theme`: every fill keeps 3:1
+#: against both themes' backgrounds, so an eliminated cell is a mid grey, not a pale one).
+_STATE_COLORS = (ELIMINATED_COLOR, ALIVE_COLOR, OPTIMAL_COLOR, LOST_COLOR)
+
+
+def _hatch(plot: Any, _element: Any) -> None:
+    """A HoloViews hook: the "optimal, eliminated" cells (and their legend swatch) are
+    cross-hatched, a cue that does not rely on telling their colour from the grey."""
+    renderer = plot.handles.get("glyph_renderer")
+    if renderer is None:
+        return
+    for name in ("glyph", "selection_glyph", "nonselection_glyph", "muted_glyph", "hover_glyph"):
+        glyph = getattr(renderer, name, None)
+        if glyph is not None and not isinstance(glyph, str):  # "auto": derived from glyph
+            for key, value in LOST_HATCH.items():
+                setattr(glyph, key, value)
 
 
 def _elimination_events(result: Any) -> tuple[str | None, list[Any]]:
@@ -89,8 +105,9 @@ def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
     """Which arms are still alive at each SROQ epoch / SBE phase (run 1 of the first
     eliminating algorithm): a raster arm x epoch, one layer per state (legend): alive (blue),
     eliminated (grey), the optimal action's arms (cmab) or the best arm (semiparametric) in
-    orange, red if it was eliminated.  Rectangles (not a heat map) so a live plot can update
-    the cells in place at each new epoch."""
+    orange, cross-hatched purple if it was eliminated.  Rectangles (not a heat map) so a live
+    plot can update the cells in place at each new epoch; no cell borders (a white border
+    would be a line without contrast on the light theme)."""
     kind = "epoch" if _problem(result, problem) == "cmab" else "phase"
     frames = surviving_frames(result, problem)
     kdims = [
@@ -102,7 +119,11 @@ def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
     vdims = [hv.Dimension("start", label="starts at round"), hv.Dimension("alive", label="alive")]
     layers = [
         hv.Rectangles(frame, kdims=kdims, vdims=vdims, label=state, datatype=DT).opts(
-            color=color, line_color="white", line_width=0.5, tools=["hover"], clone=False
+            color=color,
+            line_alpha=0,
+            tools=["hover"],
+            hooks=[_hatch] if color == LOST_COLOR else [],
+            clone=False,
         )
         for frame, state, color in zip(frames, _STATES, _STATE_COLORS)
     ]
@@ -122,7 +143,7 @@ def surviving_plot(result: Any, problem: str | None = None) -> hv.Overlay:
 PLOT = PlotModule(
     key="surviving",
     caption="Blue: alive, grey: eliminated, orange: optimal action / best arm "
-    "(red if it was eliminated).",
+    "(hatched purple if it was eliminated).",
     on_events=True,
     make=lambda ctx: LivePlot(
         "surviving",

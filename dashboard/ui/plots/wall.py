@@ -9,6 +9,7 @@ import holoviews as hv
 import numpy as np
 
 from ..live import LivePlot
+from ..theme import ORACLE_COLOR, REST_COLOR
 from .base import PlotModule
 from .common import (
     DT,
@@ -61,7 +62,7 @@ def wall_time_frames(
 
 def wall_time_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.Overlay:
     """Wall time per algorithm (summed over runs), split into time inside oracle calls /
-    expensive computations (orange) and the rest of the simulation (light blue): stacked
+    expensive computations (orange) and the rest of the simulation (blue): stacked
     horizontal bars, one row per algorithm (named on the y axis), updated in place."""
     names = _names(result, algorithms)
     parts = _wall_parts(result)
@@ -80,7 +81,7 @@ def wall_time_plot(result: Any, algorithms: Sequence[str] | None = None) -> hv.O
             datatype=DT,
         ).opts(color=color, line_alpha=0, tools=["hover"], clone=False)
         for frame, part, color in zip(
-            wall_time_frames(result, names), parts, ("#D55E00", "#9ecae1")
+            wall_time_frames(result, names), parts, (ORACLE_COLOR, REST_COLOR)
         )
     ]
     n = len(names)

@@ -8,6 +8,7 @@ import holoviews as hv
 import numpy as np
 
 from ..live import LivePlot
+from ..theme import ANCHOR_COLOR, OPTIMAL_COLOR, OTHER_COLOR
 from .base import PlotModule
 from .common import (
     DT,
@@ -17,7 +18,12 @@ from .common import (
     _optimal_arms,
 )
 
-_ROLES = (("best arm", "#E69F00"), ("anchor x_1", "#7F7F7F"), ("other arms", "#0072B2"))
+#: Legend entry and colour (the palette's roles, :mod:`dashboard.ui.theme`) of each layer.
+_ROLES = (
+    ("best arm", OPTIMAL_COLOR),
+    ("anchor x_1", ANCHOR_COLOR),
+    ("other arms", OTHER_COLOR),
+)
 
 
 def _latest_design(result: Any) -> tuple[str | None, Any]:
@@ -104,7 +110,8 @@ def design_weights_plot(result: Any) -> hv.Overlay:
 
 PLOT = PlotModule(
     key="weights",
-    caption="The design p the phase samples arms from. Orange: best arm, grey: anchor x_1.",
+    caption="The design p the phase samples arms from. Orange: best arm, grey: anchor x_1, "
+    "blue: other arms.",
     problems=("semiparametric",),
     on_events=True,
     make=lambda ctx: LivePlot(
