@@ -1,4 +1,4 @@
-"""Build the classroom notebooks (nbformat v4, no outputs) from the cell lists below.
+r"""Build the classroom notebooks (nbformat v4, no outputs) from the cell lists below.
 
 Run ``python notebooks/build_notebooks.py`` after editing; the ``.ipynb`` files are generated,
 so edit here, not in Jupyter.  Every notebook starts with the extensions, then a parameter cell
@@ -8,6 +8,14 @@ with every script and stylesheet inline (a classroom may be offline), and the wh
 again when the cell is re-run after a browser reload.
 Exercise solutions are code cells tagged ``solution`` with ``source_hidden`` set, under a
 "Solution" header, so JupyterLab shows them collapsed.
+
+Maths in markdown cells is LaTeX, typeset by Jupyter's own MathJax: inline ``$...$`` and display
+``$$...$$``, in the notation of ``lessons/*.md``; code spans are for code only (names, parameters,
+commands).  Markdown with LaTeX is written as raw (``r``-prefixed) strings so that the notebook
+gets single backslashes.  It avoids ``\u``, ``\x`` and ``\N`` (``panel serve`` pastes markdown
+cells into a Python string without escaping backslashes; those three would be syntax errors).
+The last code cell of every notebook is ``.servable()``: ``panel serve notebooks/NN-....ipynb``
+runs the notebook and serves that cell as an app, while in Jupyter it displays as usual.
 """
 
 from __future__ import annotations
@@ -55,6 +63,19 @@ def exercise(question: str, solution: str) -> list[nbformat.NotebookNode]:
     return [md(f"### Exercise\n\n{question.strip()}"), md("#### Solution"), sol]
 
 
+def as_app(name: str) -> nbformat.NotebookNode:
+    """The markdown cell above a notebook's last, ``.servable()`` cell."""
+    return md(
+        f"""
+## This notebook as an app
+
+The cell below is `.servable()`: an instructor can serve it as a web app with
+`panel serve notebooks/{name}` (which runs the whole notebook first). In Jupyter,
+`.servable()` changes nothing: the cell shows its output as usual.
+"""
+    )
+
+
 def notebook(title: str, intro: str, cells: list) -> nbformat.NotebookNode:
     """A notebook: title, intro, setup and parameter cells, then ``cells``."""
     nb = new_notebook()
@@ -74,9 +95,9 @@ def notebook(title: str, intro: str, cells: list) -> nbformat.NotebookNode:
 # ------------------------------------------------------------------------------------ 01
 NB01 = notebook(
     "Oracle calls: CUCB and AROQ-CMAB (lessons 1-2)",
-    """
+    r"""
 Combinatorial semi-bandits (oracle-efficient paper, Sections 2-3). Each round picks an action
-(a set of at most `m` of `d` base arms); finding the best action for given scores needs an
+(a set of at most $m$ of $d$ base arms); finding the best action for given scores needs an
 **oracle** (a combinatorial solver). CUCB calls it every round; AROQ-CMAB (Algorithm 1) calls it
 only when an arm's epoch ends. We use the same public API as the dashboard: `make_spec`,
 `simulate` and the plot builders of `dashboard.ui.plots`.
@@ -98,7 +119,7 @@ lesson.preset
             """
 ## The paper's Figure 2 setting, small
 
-Linear rewards, `d = 20`, `m = 3`, means drawn from U[0, 1]. The lesson's preset runs it at a
+Linear rewards, $d = 20$, $m = 3$, means drawn from $U[0, 1]$. The lesson's preset runs it at a
 classroom horizon.
 """
         ),
@@ -112,13 +133,19 @@ print(result.to_table())
         ),
         code("plots.complexity_plot(result) + plots.regret_plot(result)"),
         md(
-            """
+            r"""
 ## When does AROQ-CMAB call the oracle?
 
 Each tick is an oracle call (run 1). CUCB's calls fill the row (one per round); AROQ-CMAB's
-calls thin out as its epochs lengthen towards `Tm/d` (Algorithm 1: a new epoch for arm `i`
-starts when `|T_i(tau)| >= 1 + sqrt(T m |T_i(tau-1)| / d)`; the lengths converge to `Tm/d`
-and the shortfall `(Tm/d) / x_tau` is square-rooted at every epoch, Lemma 2).
+calls thin out as its epochs lengthen towards $Tm/d$. Algorithm 1 starts a new epoch for arm $i$
+when its number of plays $|\mathcal{T}_i(\tau)|$ in the current epoch $\tau$ satisfies
+
+$$
+|\mathcal{T}_i(\tau)| \;\ge\; 1 + \sqrt{\frac{Tm\,|\mathcal{T}_i(\tau - 1)|}{d}} ;
+$$
+
+the epoch lengths $x_\tau$ converge to $Tm/d$ and the shortfall $(Tm/d)/x_\tau$ is
+square-rooted at every epoch (Lemma 2).
 """
         ),
         code("plots.oracle_timeline(result)"),
@@ -131,9 +158,9 @@ print("gaps between calls:", np.diff(calls)[:12], "...")
 """
         ),
         *exercise(
-            """
+            r"""
 Double the horizon (and double it again). How does the number of AROQ-CMAB oracle queries
-grow, compared with CUCB's `T`? Predict first: linearly, like `sqrt(T)`, or like `log T`?
+grow, compared with CUCB's $T$? Predict first: linearly, like $\sqrt{T}$, or like $\log T$?
 """,
             """
 for T_ex in (2_000, 4_000, 8_000, 16_000):
@@ -144,10 +171,10 @@ for T_ex in (2_000, 4_000, 8_000, 16_000):
 """,
         ),
         *exercise(
-            """
-The confidence constant `C` of Eq. (1) (default 1.5) sets the exploration width
-`sqrt(C log t / n_i)`. Run AROQ-CMAB with `C = 0.5` and `C = 4`: what happens to the regret
-and to the number of oracle calls?
+            r"""
+The confidence constant $C$ of Eq. (1) (parameter `C`, default $1.5$) sets the exploration width
+$\sqrt{C \log t / n_{t,i}}$ of arm $i$. Run AROQ-CMAB with $C = 0.5$ and $C = 4$: what happens
+to the regret and to the number of oracle calls?
 """,
             """
 for C in (0.5, 1.5, 4.0):
@@ -164,6 +191,8 @@ for C in (0.5, 1.5, 4.0):
 ## The same thing, live
 
 The dashboard component works inside the notebook: load lesson 2's preset and press **Run**.
+`panel serve notebooks/01-oracle-calls.ipynb` runs the notebook and serves this cell's dashboard
+as a web app (in Jupyter, `.servable()` changes nothing).
 """
         ),
         code(
@@ -172,7 +201,7 @@ from dashboard.ui.app import DashboardApp
 
 app = DashboardApp()
 app.config.apply_preset(load_lesson(2).preset)
-app
+app.servable(title="Oracle calls: CUCB and AROQ-CMAB")
 """
         ),
     ],
@@ -181,11 +210,19 @@ app
 # ------------------------------------------------------------------------------------ 02
 NB02 = notebook(
     "Scheduled queries, parallelism and beyond the worst case (lessons 3-4)",
-    """
-SROQ-CMAB (Algorithm 2) fixes a time grid in advance: at the start of each of `M` epochs it
+    r"""
+SROQ-CMAB (Algorithm 2) fixes a time grid in advance: at the start of each of $M$ epochs it
 eliminates arms and asks the oracle one question per surviving arm, all **in parallel** (one
-adaptive round per epoch, Appendix A.1). Then we look at the covariance-adaptive and
-general-reward variants (Appendix A.11) and the approximate oracle (Algorithm 5).
+adaptive round per epoch, Appendix A.1). The epochs end at $t_1 \lt t_2 \lt \dots \lt t_M = T$
+(rounded to integers), with
+
+$$
+t_1 = \eta, \qquad t_\tau = \eta\sqrt{t_{\tau-1}} = \eta^{\,2 - 2^{1-\tau}}, \qquad
+\eta = T^{1/(2 - 2^{1-M})}, \qquad M = \max\big(2, \lceil \log_2\log_2 T \rceil\big).
+$$
+
+Then we look at the covariance-adaptive and general-reward variants (Appendix A.11) and the
+approximate oracle (Algorithm 5).
 """,
     [
         code(
@@ -239,9 +276,9 @@ plots.regret_plot(cov) + plots.regret_plot(gen)
 """
         ),
         *exercise(
-            """
-How many adaptive rounds does SROQ-CMAB use for `T = 10^3, 10^4, 10^5, 10^6`? Compute it from
-the grid alone (no simulation) and compare with `log2 log2 T`.
+            r"""
+How many adaptive rounds does SROQ-CMAB use for $T = 10^3, 10^4, 10^5, 10^6$? Compute it from
+the grid alone (no simulation) and compare with $\log_2\log_2 T$.
 """,
             """
 import math
@@ -253,10 +290,10 @@ for T_ex in (10**3, 10**4, 10**5, 10**6):
 """,
         ),
         *exercise(
-            """
+            r"""
 Run `alpha-AROQ-CMAB` (greedy approximate oracle) next to AROQ-CMAB on `matchings` with
-`d = 12, m = 3`. Is its regret close? Why can it be, even though the oracle is only
-1/2-approximate in the worst case?
+$d = 12$, $m = 3$. Is its regret close? Why can it be, even though the oracle is only
+$1/2$-approximate in the worst case?
 """,
             """
 match = make_spec("cmab", d=12, m=3, actions="matchings", reward="linear")
@@ -266,17 +303,35 @@ print(r.to_table())
 # case, where greedy takes an edge that blocks two better ones.
 """,
         ),
+        as_app("02-scheduled-queries.ipynb"),
+        code(
+            """
+pn.Column(
+    "## SROQ-CMAB: scheduled, parallel oracle calls",
+    plots.complexity_plot(result) + plots.surviving_plot(result),
+    plots.wall_time_plot(timed),
+    "## Beyond the worst case: covariance and general rewards",
+    plots.regret_plot(cov) + plots.regret_plot(gen),
+    sizing_mode="stretch_width",
+).servable(title="Scheduled queries, parallelism and beyond the worst case")
+"""
+        ),
     ],
 )
 
 # ------------------------------------------------------------------------------------ 03
 NB03 = notebook(
     "Semiparametric shifts and orthogonalized regression (lesson 5)",
-    """
+    r"""
 Semiparametric bandits (experimental-design paper, Section 2): the reward is
-`r_t = x_{a_t}^T theta* + nu_t + eta_t`, where the shift `nu_t` is arbitrary (it may even depend
-on the past). Least squares is biased by `nu_t`; **orthogonalized regression** (Eq. 2) centres
-each feature by the policy's mean feature, so the shift washes out.
+
+$$
+r_t = x_{a_t}^\top\theta^{\star} + \nu_t + \eta_t ,
+$$
+
+where the shift $\nu_t$ is arbitrary (it may even depend on the past). Least squares is biased
+by $\nu_t$; **orthogonalized regression** (Eq. 2) centres each feature by the policy's mean
+feature, so the shift washes out.
 """,
     [
         code(
@@ -291,16 +346,21 @@ from dashboard.ui import plots
 
 inst = gap_instance(d=5, K=10, gap=0.5, seed=0)
 t = np.arange(1, 61)
-(plots.shift_plot(t, make_shift("sine").values(t)).opts(title="ν¹ = 1 + sin(2t)")
- + plots.shift_plot(t, make_shift("log").values(t)).opts(title="ν² (as printed)"))
+shifts = (plots.shift_plot(t, make_shift("sine").values(t)).opts(title="ν¹ = 1 + sin(2t)")
+          + plots.shift_plot(t, make_shift("log").values(t)).opts(title="ν² (as printed)"))
+shifts
 """
         ),
         md(
-            """
+            r"""
 ## Least squares vs orthogonalized regression under a shift
 
-Play arms uniformly at random for `n` rounds, then estimate `theta*` both ways and measure the
-error of every arm's gap to arm 0, `max_i |(x_i - x_0)^T (theta_hat - theta*)|`.
+Play arms uniformly at random for $n$ rounds, then estimate $\theta^{\star}$ both ways and
+measure the error of every arm's gap to arm 0,
+
+$$
+\max_i \big| (x_i - x_0)^\top (\hat{\theta} - \theta^{\star}) \big| .
+$$
 """
         ),
         code(
@@ -338,9 +398,9 @@ plots.regret_plot(result)
 """
         ),
         *exercise(
-            """
+            r"""
 Rerun the regret comparison with the paper's `sine` shift. LinUCB now does well: why is an
-oblivious shift like `1 + sin(2t)` harmless for it, while the adversarial one is not?
+oblivious shift like $\nu_t = 1 + \sin(2t)$ harmless for it, while the adversarial one is not?
 """,
             """
 sine = make_spec("semiparametric", d=5, K=10, shift="sine", gap=0.5, noise=1.0)
@@ -369,17 +429,36 @@ for shift in ("none", "adversarial"):
 # feature whose conditional mean is zero, so its error still shrinks like 1/sqrt(n).
 """,
         ),
+        as_app("03-semiparametric-shifts.ipynb"),
+        code(
+            """
+pn.Column(
+    "## The paper's shifts",
+    shifts,
+    "## Regret under an adversarial shift: LinUCB, BOSE and SBE",
+    plots.regret_plot(result),
+    sizing_mode="stretch_width",
+).servable(title="Semiparametric shifts and orthogonalized regression")
+"""
+        ),
     ],
 )
 
 # ------------------------------------------------------------------------------------ 04
 NB04 = notebook(
     "Experimental design: G-optimal design and DEO (lesson 6)",
-    """
-The G-optimal design (Eq. 1) minimises the largest prediction variance
-`max_i ||x_i||^2_{V(p)^-1}`; Kiefer-Wolfowitz says the optimum equals the dimension. DEO
-(Algorithm 1) applies it to the differences `b_i = x_i - x_1` and puts half of the mass on the
-anchor `x_1`, which makes orthogonalized regression work (Theorem 1).
+    r"""
+The G-optimal design (Eq. 1) minimises the largest prediction variance over the designs
+$\mathbf{p}$ in the simplex $\Delta^{(K)}$,
+
+$$
+\min_{\mathbf{p} \in \Delta^{(K)}} \max_{i \in [K]} \|x_i\|^2_{V(\mathbf{p})^{-1}},
+\qquad V(\mathbf{p}) = \sum_{i} p_i x_i x_i^\top ;
+$$
+
+Kiefer-Wolfowitz says the optimum equals the dimension $d$. DEO (Algorithm 1) applies it to the
+differences $b_i = x_i - x_1$ and puts half of the mass on the anchor $x_1$, which makes
+orthogonalized regression work (Theorem 1).
 """,
     [
         code(
@@ -401,18 +480,34 @@ deo = deo_design(inst.X, anchor=0)
 print(f"DEO: ||x_i - x_1|| <= {deo.max_norm_to_anchor:.2f} (bound 2 sqrt(d) = "
       f"{deo.bound_2_sqrt_d:.2f}), ||x_i - xbar|| <= {deo.max_norm_to_mean:.2f} "
       f"(bound {deo.bound_4_sqrt_d:.2f})")
-hv.Bars((np.arange(K), deo.weights), "arm", "weight").opts(
+weights = hv.Bars((np.arange(K), deo.weights), "arm", "weight").opts(
     title="DEO weights (half on the anchor x_1 = arm 0)", responsive=True, height=300)
+weights
 """
         ),
         md(
-            """
-How far is DEO from the best possible design? The paper calls Definition 2 non-convex, but it
-is an ordinary G-optimal design in disguise: with lifted features `z_i = (1, x_i)`,
-`z_i^T M(p)^-1 z_i = 1 + ||x_i - xbar_p||^2_(Sigma_p^-1)`, so the G-optimal design of the `z_i`
-(max leverage `r + 1`) reaches the optimum `sqrt(r)` of Definition 2 with `mu = xbar_p`, and no
-design does better (the average of `||x_i - mu||^2` under `p` is already `>= r`). DEO is a
-closed-form factor-2 approximation of it (Theorem 1, with `mu = x_1`).
+            r"""
+How far is DEO from the best possible design? The paper calls Definition 2,
+
+$$
+\min_{\mu \in \mathbb{R}^d,\, \mathbf{p} \in \Delta^{(K)}} \; \max_{i \in [K]}
+\|x_i - \mu\|_{\boldsymbol{\Sigma}_{\mathbf{p}}^{-1}}, \qquad
+\boldsymbol{\Sigma}_{\mathbf{p}} = \sum_{i=1}^{K} p_i (x_i - \bar{x}_{\mathbf{p}})
+(x_i - \bar{x}_{\mathbf{p}})^\top ,
+$$
+
+non-convex, but it is an ordinary G-optimal design in disguise: with lifted features
+$z_i = (1, x_i)$,
+
+$$
+z_i^\top M(\mathbf{p})^{-1} z_i
+= 1 + \|x_i - \bar{x}_{\mathbf{p}}\|^2_{\boldsymbol{\Sigma}_{\mathbf{p}}^{-1}},
+$$
+
+so the G-optimal design of the $z_i$ (max leverage $r + 1$) reaches the optimum $\sqrt{r}$ of
+Definition 2 with $\mu = \bar{x}_{\mathbf{p}}$, and no design does better (the average of
+$\|x_i - \mu\|^2_{\boldsymbol{\Sigma}_{\mathbf{p}}^{-1}}$ under $\mathbf{p}$ is already
+$\ge r$). DEO is a closed-form factor-2 approximation of it (Theorem 1, with $\mu = x_1$).
 """
         ),
         code(
@@ -426,11 +521,11 @@ print(f"DEO with mu = xbar: {deo.max_norm_to_mean:.3f}; with mu = x_1: "
 """
         ),
         md(
-            """
-Why not just use the G-optimal design of the `x_i` themselves? Its mean feature `xbar_p` can
-sit anywhere, and orthogonalized regression only sees `x_i - xbar_p`: some directions may have
-almost no variance. Compare the Theorem 1 quantities of the plain G-optimal design and of the
-uniform design with DEO's.
+            r"""
+Why not just use the G-optimal design of the $x_i$ themselves? Its mean feature
+$\bar{x}_{\mathbf{p}}$ can sit anywhere, and orthogonalized regression only sees
+$x_i - \bar{x}_{\mathbf{p}}$: some directions may have almost no variance. Compare the
+Theorem 1 quantities of the plain G-optimal design and of the uniform design with DEO's.
 """
         ),
         code(
@@ -442,10 +537,10 @@ for name, w in [("uniform", np.full(K, 1 / K)), ("G-optimal of x_i", g.weights),
 """
         ),
         *exercise(
-            """
+            r"""
 Check Kiefer-Wolfowitz yourself: for the G-optimal weights `g.weights`, compute
-`V(p) = sum_i p_i x_i x_i^T` and every leverage `x_i^T V(p)^-1 x_i`. What is their maximum, and
-where is it attained?
+$V(\mathbf{p}) = \sum_i p_i x_i x_i^\top$ and every leverage $x_i^\top V(\mathbf{p})^{-1} x_i$.
+What is their maximum, and where is it attained?
 """,
             """
 V = (inst.X.T * g.weights) @ inst.X
@@ -456,9 +551,10 @@ print("attained on the support:", np.flatnonzero(lev > lev.max() - 1e-2), g.supp
 """,
         ),
         *exercise(
-            """
+            r"""
 Move the anchor: compute `deo_design(inst.X, anchor=a)` for every arm `a`. Does the
-Theorem 1 bound `2 sqrt(d)` hold for all of them?
+Theorem 1 bound $\max_i \|x_i - x_a\|_{\boldsymbol{\Sigma}_{\mathrm{deo}}^{-1}} \le 2\sqrt{d}$
+hold for all of them?
 """,
             """
 norms = [deo_design(inst.X, anchor=a).max_norm_to_anchor for a in range(K)]
@@ -467,17 +563,41 @@ print(np.round(norms, 2), "bound", round(2 * np.sqrt(d), 2))
 """,
         ),
         code("load_lesson(6).preset"),
+        as_app("04-experimental-design.ipynb"),
+        code(
+            """
+from dashboard.ui.app import DashboardApp
+
+lesson6 = DashboardApp()
+lesson6.config.apply_preset(load_lesson(6).preset)
+pn.Column(
+    "## DEO's design weights",
+    weights,
+    "## Lesson 6 in the dashboard: press **Run**",
+    lesson6,
+    sizing_mode="stretch_width",
+).servable(title="Experimental design: G-optimal design and DEO")
+"""
+        ),
     ],
 )
 
 # ------------------------------------------------------------------------------------ 05
 NB05 = notebook(
     "SBE: elimination, PAC and best-arm identification (lesson 7)",
-    """
-SBE (Algorithm 2) runs phases `l = 1, 2, ...` with accuracy `epsilon_l = 2^-l`: it samples
-`n_l` rounds from the DEO design over the surviving arms, estimates `theta*` by orthogonalized
-regression, and eliminates arms whose estimated gap exceeds `epsilon_l`. When one arm is left it
-is declared the best arm (BAI) and played until `T`.
+    r"""
+SBE (Algorithm 2) runs phases $\ell = 1, 2, \dots$ with accuracy $\varepsilon_\ell = 2^{-\ell}$:
+it samples $n_\ell$ rounds from the DEO design over the surviving arms $\mathcal{A}_\ell$,
+estimates $\theta^{\star}$ by orthogonalized regression ($\hat{\theta}_{(\ell)}$), and eliminates
+arms whose estimated gap exceeds $\varepsilon_\ell$:
+
+$$
+\mathcal{A}_{\ell+1} = \Big\{ x \in \mathcal{A}_\ell :
+\max_{x' \in \mathcal{A}_\ell} x'^\top\hat{\theta}_{(\ell)} - x^\top\hat{\theta}_{(\ell)}
+\le \varepsilon_\ell \Big\}.
+$$
+
+When one arm is left it is declared the best arm (BAI) and played until $T$.
 """,
     [
         code(
@@ -503,9 +623,10 @@ plots.design_weights_plot(result) + plots.pac_plot(result, inst.X, inst.theta)
 """
         ),
         *exercise(
-            """
-Appendix I tunes SBE's phase-length constant `c` over {1, 2, 4, 8}. Run SBE with each `c`:
-how do the final regret and the declaration time move, and does it still find the best arm?
+            r"""
+Appendix I tunes SBE's phase-length constant $c$ (parameter `c`) over $c \in \{1, 2, 4, 8\}$.
+Run SBE with each $c$: how do the final regret and the declaration time move, and does it still
+find the best arm?
 """,
             """
 from dashboard.simulation.runner import simulate
@@ -519,9 +640,9 @@ for c in (1, 2, 4, 8):
 """,
         ),
         *exercise(
-            """
-Shrink the gap to `0.2`. Predict: how much later does SBE declare? (Theorem 5: the BAI sample
-complexity scales like `d log K / Delta^2`.)
+            r"""
+Shrink the gap to $\Delta_{\star} = 0.2$. Predict: how much later does SBE declare? (Theorem 5:
+the BAI sample complexity scales like $d \log K / \Delta_{\star}^2$.)
 """,
             """
 hard = make_spec("semiparametric", d=5, K=10, shift="log", gap=0.2, noise=1.0)
@@ -533,25 +654,37 @@ print("declared at", r.declaration_time, "arms", r.declared_arm, "best", r.best_
 # an upper bound on the scaling, not a prediction for each run.
 """,
         ),
+        as_app("05-sbe.ipynb"),
+        code(
+            """
+pn.Column(
+    "## SBE and SP-TS: regret and surviving arms",
+    plots.regret_plot(result) + plots.surviving_plot(result),
+    "## DEO designs and the PAC view",
+    plots.design_weights_plot(result) + plots.pac_plot(result, inst.X, inst.theta),
+    sizing_mode="stretch_width",
+).servable(title="SBE: elimination, PAC and best-arm identification")
+"""
+        ),
     ],
 )
 
 # ------------------------------------------------------------------------------------ 10, 11
 _REPRO = """
-res = run_experiment({name!r}, scale=SCALE, seed=0)
-print(f"T = {{res.horizon:,}}, {{res.runs}} run(s), {{res.seconds:.1f}} s")
-print("What the paper shows:", res.paper_shows)
+{var} = run_experiment({name!r}, scale=SCALE, seed=0)
+print(f"T = {{{var}.horizon:,}}, {{{var}.runs}} run(s), {{{var}.seconds:.1f}} s")
+print("What the paper shows:", {var}.paper_shows)
 print()
-print("What we get:", res.we_get)
-figure_layout(res)
+print("What we get:", {var}.we_get)
+figure_layout({var})
 """
 
 NB10 = notebook(
     "Reproducing the combinatorial paper's Figures 2-4",
     """
-Section 6 (Figure 2: linear rewards, `d = 20, m = 3`) and Appendix A.11 (Figure 3: covariance,
-`d = 10, m = 3`; Figure 4: general rewards, `d = 5, m = 2`). Each figure has (a, b) cumulative
-adaptivity and query complexity over `t`, (c) regret, (d) runtime and (e, f) overall
+Section 6 (Figure 2: linear rewards, $d = 20$, $m = 3$) and Appendix A.11 (Figure 3: covariance,
+$d = 10$, $m = 3$; Figure 4: general rewards, $d = 5$, $m = 2$). Each figure has (a, b)
+cumulative adaptivity and query complexity over $t$, (c) regret, (d) runtime and (e, f) overall
 complexities. The same runs are available from the command line:
 `python -m dashboard reproduce cmab-fig2 --out figures/`.
 """,
@@ -566,20 +699,20 @@ for name in ("cmab-fig2", "cmab-fig3", "cmab-fig4"):
     print(f"{name}: {FIGURES[name].title} -- T = {sc.horizon:,}, R = {sc.runs}")
 """
         ),
-        md("## Figure 2: linear rewards, d = 20, m = 3"),
-        code(_REPRO.format(name="cmab-fig2")),
-        md("## Figure 3: covariance-adaptive, d = 10, m = 3"),
-        code(_REPRO.format(name="cmab-fig3")),
-        md("## Figure 4: general rewards, d = 5, m = 2"),
-        code(_REPRO.format(name="cmab-fig4")),
+        md("## Figure 2: linear rewards, $d = 20$, $m = 3$"),
+        code(_REPRO.format(name="cmab-fig2", var="fig2")),
+        md("## Figure 3: covariance-adaptive, $d = 10$, $m = 3$"),
+        code(_REPRO.format(name="cmab-fig3", var="fig3")),
+        md("## Figure 4: general rewards, $d = 5$, $m = 2$"),
+        code(_REPRO.format(name="cmab-fig4", var="fig4")),
         md(
-            """
+            r"""
 ## Reading the comparison
 
-* Query and adaptivity complexity: the per-round baselines make exactly `T` calls; AROQ's
-  grow like `d log log T` and SROQ's adaptivity is the number of epochs.
+* Query and adaptivity complexity: the per-round baselines make exactly $T$ calls; AROQ's
+  grow like $d \log\log T$ and SROQ's adaptivity is the number of epochs.
 * Regret: the paper reports AROQ slightly and SROQ somewhat above the baseline. At classroom
-  horizons the gap is larger because SROQ's first epochs are long relative to `T`.
+  horizons the gap is larger because SROQ's first epochs are long relative to $T$.
 * Runtime: here oracle calls are exact and cheap, so wall time is mostly simulation; give the
   oracle a cost (`oracle_delay`) to see the paper's runtime ordering.
 """
@@ -587,7 +720,7 @@ for name in ("cmab-fig2", "cmab-fig3", "cmab-fig4"):
         *exercise(
             """
 Give the Figure 2 setting an expensive oracle (`oracle_delay=0.002` seconds per call, thread
-executor) at `T = 3000` and compare wall times. Which algorithm is fastest now, and why?
+executor) at $T = 3000$ and compare wall times. Which algorithm is fastest now, and why?
 """,
             """
 from dashboard.simulation.runner import simulate
@@ -599,17 +732,34 @@ print(r.to_table())
 # it pays about one delay per epoch (its adaptivity): the paper's Figure 2(d) ordering.
 """,
         ),
+        as_app("10-reproduce-combinatorial.ipynb"),
+        code(
+            """
+pn.Tabs(
+    ("Figure 2", figure_layout(fig2)),
+    ("Figure 3", figure_layout(fig3)),
+    ("Figure 4", figure_layout(fig4)),
+    sizing_mode="stretch_width",
+).servable(title="Reproducing the combinatorial paper's Figures 2-4")
+"""
+        ),
     ],
 )
 
 NB11 = notebook(
     "Reproducing the semiparametric paper's Appendix I",
-    """
-Appendix I.1: cumulative regret of SBE, BOSE and semiparametric TS for `d = 5, K = 10` and
-`d = 20, K = 30` (gap `1/2`, `sigma = 1`) under the two shifts `nu^1_t = 1 + sin(2t)` and
-`nu^2_t = max(log(t+1)/5, 2) (-1)^(t mod 3)` (as printed). Appendix I.2: pure exploration with
-DEO, `sqrt(t) e_t` with `e_t = max_i |(x_i - x_1)^T (theta_hat_t - theta*)|`, against
-`10 sqrt(d log K)` (10 repetitions, `K = 30`, `d = 5` and `30`).
+    r"""
+Appendix I.1: cumulative regret of SBE, BOSE and semiparametric TS for $d = 5$, $K = 10$ and
+$d = 20$, $K = 30$ (gap $1/2$, $\sigma = 1$) under the two shifts (as printed)
+
+$$
+\nu_t^{1} = 1 + \sin(2t), \qquad
+\nu_t^{2} = \max\left( \frac{\log(t+1)}{5},\, 2 \right)\cdot(-1)^{t \bmod 3} .
+$$
+
+Appendix I.2: pure exploration with DEO, $\sqrt{t}\,\mathbf{e}_t$ with
+$\mathbf{e}_t = \max_i |(x_i - x_1)^\top(\hat{\theta}_t - \theta^{\star})|$, against
+$10\sqrt{d \log K}$ (10 repetitions, $K = 30$, $d = 5$ and $30$).
 """,
     [
         code(
@@ -619,14 +769,14 @@ from dashboard.simulation.experiments import run_experiment
 """
         ),
         md("## I.1: cumulative regret under the two shifts"),
-        code(_REPRO.format(name="semi-regret")),
+        code(_REPRO.format(name="semi-regret", var="regret")),
         md("## I.2: the PAC property of DEO"),
-        code(_REPRO.format(name="semi-pac")),
+        code(_REPRO.format(name="semi-pac", var="pac")),
         *exercise(
-            """
-The paper tunes each algorithm's exploration constant over `c in {1, 2, 4, 8}` and keeps the
-best. Rerun the `d = 5, K = 10` sine panel with SP-TS at `c = 0.5, 1, 2` (hint: `run_experiment`
-takes `params={"SP-TS": {"c": ...}}`). Does the ranking change?
+            r"""
+The paper tunes each algorithm's exploration constant over $c \in \{1, 2, 4, 8\}$ and keeps the
+best. Rerun the $d = 5$, $K = 10$ sine panel with SP-TS at $c = 0.5, 1, 2$ (hint:
+`run_experiment` takes `params={"SP-TS": {"c": ...}}`). Does the ranking change?
 """,
             """
 for c in (0.5, 1, 2):
@@ -637,6 +787,16 @@ for c in (0.5, 1, 2):
 # regret a lot. The paper keeps each baseline's best c, so compare rankings only after tuning.
 # SBE and BOSE do not depend on the TS constant.
 """,
+        ),
+        as_app("11-reproduce-semiparametric.ipynb"),
+        code(
+            """
+pn.Tabs(
+    ("I.1: regret under the two shifts", figure_layout(regret)),
+    ("I.2: the PAC property of DEO", figure_layout(pac)),
+    sizing_mode="stretch_width",
+).servable(title="Reproducing the semiparametric paper's Appendix I")
+"""
         ),
     ],
 )
@@ -801,7 +961,7 @@ except ValueError as exc:
             """
 ## Step 3: race it against AROQ-CMAB
 
-Same instance (`seed`), same outcomes for the `n`-th pull of an arm in a repetition (common
+Same instance (`seed`), same outcomes for the $n$-th pull of an arm in a repetition (common
 random numbers), so the curves differ only by the decisions.
 """
         ),
@@ -851,16 +1011,19 @@ action made of the least-played arms.)
             """
 ## Your turn: can you beat AROQ-CMAB?
 
-Now *you* are the policy. Click `m` arms, press **Play this round**, read the outcomes and decide
+Now *you* are the policy. Click $m$ arms, press **Play this round**, read the outcomes and decide
 again; AROQ-CMAB plays the same instance with the same random numbers, and its regret curve is
 drawn beside yours. The true means are revealed after the last round.
+`panel serve notebooks/06-your-own-policy.ipynb` runs the notebook and serves this game as a web
+app (in Jupyter, `.servable()` changes nothing).
 """
         ),
         code(
             """
 from dashboard.ui.play import PlayView
 
-PlayView.new(make_spec("cmab", d=6, m=2), ["AROQ-CMAB", "my-greedy"], horizon=30, seed=7)
+game = PlayView.new(make_spec("cmab", d=6, m=2), ["AROQ-CMAB", "my-greedy"], horizon=30, seed=7)
+game.servable(title="Can you beat AROQ-CMAB?")
 """
         ),
     ],
