@@ -204,13 +204,19 @@ class LessonPane(pn.viewable.Viewer):
             )
             on_click(button, lambda n=le.number: on_start(n))
             self.buttons[le.number] = button
+            # the title under its button: a long title wraps in a narrow notebook cell or
+            # page instead of running past the card's edge (beside the button it did not)
             rows.append(
-                pn.Row(
+                pn.Column(
                     button,
                     pn.pane.Markdown(
-                        escape(le.title), styles={"font-size": "16px"}, margin=(4, 10)
+                        escape(le.title),
+                        styles={"font-size": "16px"},
+                        margin=(0, 10, 4, 10),
+                        sizing_mode="stretch_width",
                     ),
                     sizing_mode="stretch_width",
+                    margin=0,
                 )
             )
         intro = (
