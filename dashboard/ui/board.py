@@ -26,6 +26,7 @@ from .live import LivePlot
 from .plots import PLOTS, PlotContext, PlotModule
 from .plots.base import Saved
 from .plots.common import style_figure
+from .theme import apply_theme
 
 __all__ = ["CARD_WIDTH", "PlotBoard"]
 
@@ -146,6 +147,7 @@ class PlotBoard(pn.viewable.Viewer):
             card.styles = self._card_style()
 
     def _style(self, fig: Any) -> None:
+        apply_theme(fig)  # (before the fonts: the theme sets colours, style_figure sizes)
         style_figure(fig, self.present)
 
     def _on_present(self, *_: Any) -> None:

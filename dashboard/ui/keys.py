@@ -56,12 +56,17 @@ function deepAll(root, selector, out) {
   return out;
 }
 
+// shown on the page: a hidden tab keeps its size (Bokeh hides it with visibility: hidden)
+function shown(el) {
+  return el.getBoundingClientRect().width > 0 && getComputedStyle(el).visibility === "visible";
+}
+
 // the shown button of the widget carrying this CSS class (the open tab's toolbar)
 function shownButton(css) {
   for (const host of deepAll(document, "." + css, [])) {
     const root = host.shadowRoot || host;
     const button = root.querySelector("button");
-    if (button && button.getBoundingClientRect().width > 0) return button;
+    if (button && shown(button)) return button;
   }
   return null;
 }
@@ -89,7 +94,7 @@ function overlayHtml(keys) {
 async function exportBoard(kind) {
   const views = [...Bokeh.index.query((v) => v.model && v.model.type === "Figure"
       && String(v.model.name || "").endsWith("-plot") && v.el.isConnected
-      && v.el.getBoundingClientRect().width > 0)];
+      && shown(v.el))];
   if (!views.length) return null;
   const boxes = views.map((v) => v.el.getBoundingClientRect());
   const x0 = Math.min(...boxes.map((b) => b.left)), y0 = Math.min(...boxes.map((b) => b.top));

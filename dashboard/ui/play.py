@@ -33,6 +33,8 @@ __all__ = ["PlayView"]
 
 #: Arm and submit buttons a class can read on a projector (and hit without aiming).
 _BIG_BUTTONS = ":host .bk-btn { font-size: 18px; padding: 10px 16px; }"
+#: The arms wrap onto more rows instead of running off a narrow screen (d = 20 arms).
+_WRAP_ARMS = ":host .bk-btn-group { flex-wrap: wrap; }"
 
 
 class PlayView(pn.viewable.Viewer):
@@ -58,7 +60,7 @@ class PlayView(pn.viewable.Viewer):
             variant="outline",
             css_classes=["play-arms"],
             sizing_mode="stretch_width",
-            stylesheets=[_BIG_BUTTONS],
+            stylesheets=[_BIG_BUTTONS, _WRAP_ARMS],
         )
         self.submit = pn.widgets.Button(
             label="Play this round",

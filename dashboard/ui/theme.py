@@ -41,6 +41,7 @@ __all__ = [
     "REST_COLOR",
     "ROLE_COLORS",
     "THEMES",
+    "apply_theme",
     "contrast_ratio",
     "current_theme",
     "luminance",
@@ -114,6 +115,23 @@ def contrast_ratio(a: str, b: str) -> float:
     """WCAG 2 contrast ratio of two colours, from 1 (same) to 21 (black on white)."""
     la, lb = sorted((luminance(a), luminance(b)), reverse=True)
     return (la + 0.05) / (lb + 0.05)
+
+
+def apply_theme(fig: Any, theme: str | None = None) -> None:
+    """Give a Bokeh figure (and every model in it) the page theme's Bokeh values.
+
+    Panel themes a figure when a pane first renders it; a figure the board builds later (a
+    lesson's preset, another algorithm) is swapped into the page without that step, and kept
+    Bokeh's white frame in the dark theme.  The light theme has no Bokeh theme: nothing to do.
+    """
+    theme = theme or current_theme()
+    if theme != "dark":
+        return
+    from panel.theme.bootstrap import Bootstrap
+
+    bokeh_theme = Bootstrap._themes["dark"].bokeh_theme
+    for model in fig.references():
+        bokeh_theme.apply_to_model(model)
 
 
 def current_theme() -> str:

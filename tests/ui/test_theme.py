@@ -4,6 +4,7 @@ legends outside the frame, the palette's checks, and the theme switch."""
 
 from __future__ import annotations
 
+import panel as pn
 import pytest
 from bokeh.models import GlyphRenderer
 from hypothesis import given
@@ -314,3 +315,28 @@ def test_the_switch_names_the_other_theme_and_flips_the_address():
         (callback,) = model.js_event_callbacks["button_click"]
         assert 'searchParams.set("theme"' in callback.code
         assert callback.args["dark"] is is_dark
+
+
+def test_figures_the_board_builds_later_take_the_dark_theme() -> None:
+    """A figure built after the page rendered (a lesson's preset, other algorithms) gets the
+    dark theme's frame too: Panel themes only what a pane renders first."""
+    from bokeh.document import Document
+
+    from dashboard.ui.board import PlotBoard
+    from dashboard.ui.theme import PLOT_BACKGROUNDS
+
+    with pn.config.set(theme="dark"):
+        board = PlotBoard()
+        for algorithms in (["CUCB"], ["AROQ-CMAB", "SROQ-CMAB"]):  # the second: a rebuild
+            board.rebuild(algorithms, "cmab", False, None, horizon=500, band="sd")
+            for live in board.plots.values():
+                live.ensure_rendered(Document())
+                fig = live.figure
+                assert fig.background_fill_color == PLOT_BACKGROUNDS["dark"], live
+        board.close()
+    board = PlotBoard()  # the light theme: Bokeh's white frame
+    board.rebuild(["CUCB"], "cmab", False, None, horizon=500, band="sd")
+    for live in board.plots.values():
+        live.ensure_rendered(Document())
+        assert live.figure.background_fill_color in ("#ffffff", "white"), live
+    board.close()
