@@ -61,6 +61,7 @@ from .server import (
 from .settings import ProblemSettings
 from .tabs import PageTabs, live_parts
 from .template import page_template
+from .theme import current_theme
 from .toolbar import RunToolbar
 from .urlstate import UrlSync, sync_flag, truthy, url_keys
 from .ws_frames import coalesce_panel_writes
@@ -192,7 +193,8 @@ class DashboardApp(AppActions, pn.viewable.Viewer):
         self.lessons_view = LessonPane(
             on_start=self.start_lesson, on_preset=self.load_lesson_preset
         )
-        self.board = PlotBoard(plot_modules)
+        # the theme is read here, in the session: the figures are built later, off it
+        self.board = PlotBoard(plot_modules, theme=current_theme())
         #: the page acknowledges frames; a slow one gets them at its own pace (frame_ack.py)
         self.frame_ack = FrameAck(served=lambda: document.served(self._doc))
         self.saved_view = SavedOverlay(

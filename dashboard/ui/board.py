@@ -64,6 +64,12 @@ class PlotBoard(pn.viewable.Viewer):
         "earlier when the cards would be narrower than CARD_WIDTH.",
     )
     present = param.Boolean(default=False, doc="Projector fonts on every figure.")
+    theme = param.String(
+        default=None,
+        allow_None=True,
+        doc="The page's theme (``dark`` or ``default``), read once where the session is known "
+        "(figures are built later, outside it); None: read it at each build.",
+    )
 
     def __init__(self, modules: Sequence[PlotModule] | None = None, **params: Any) -> None:
         super().__init__(**params)
@@ -147,7 +153,8 @@ class PlotBoard(pn.viewable.Viewer):
             card.styles = self._card_style()
 
     def _style(self, fig: Any) -> None:
-        apply_theme(fig)  # (before the fonts: the theme sets colours, style_figure sizes)
+        # (before the fonts: the theme sets colours, style_figure sizes)
+        apply_theme(fig, self.theme)
         style_figure(fig, self.present)
 
     def _on_present(self, *_: Any) -> None:

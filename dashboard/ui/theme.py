@@ -118,20 +118,27 @@ def contrast_ratio(a: str, b: str) -> float:
 
 
 def apply_theme(fig: Any, theme: str | None = None) -> None:
-    """Give a Bokeh figure (and every model in it) the page theme's Bokeh values.
+    """Give a Bokeh figure (and every model in it) the page theme's Bokeh colours.
 
     Panel themes a figure when a pane first renders it; a figure the board builds later (a
-    lesson's preset, another algorithm) is swapped into the page without that step, and kept
-    Bokeh's white frame in the dark theme.  The light theme has no Bokeh theme: nothing to do.
+    lesson's preset, another algorithm) is swapped into the page without that step and kept
+    Bokeh's white frame in the dark theme.  The theme's colours and alphas are set as plain
+    property values (a Bokeh theme's values are not sent for a model added to a page later);
+    fonts and sizes stay the board's (:func:`~dashboard.ui.plots.common.style_figure`).  The
+    light theme has no Bokeh theme: nothing to do.
     """
     theme = theme or current_theme()
     if theme != "dark":
         return
     from panel.theme.bootstrap import Bootstrap
 
-    bokeh_theme = Bootstrap._themes["dark"].bokeh_theme
+    attrs = Bootstrap._themes["dark"].bokeh_theme._json.get("attrs", {})
     for model in fig.references():
-        bokeh_theme.apply_to_model(model)
+        for cls in type(model).__mro__:
+            for prop, value in attrs.get(cls.__name__, {}).items():
+                if ("color" in prop or "alpha" in prop) and model.lookup(prop, raises=False):
+                    if getattr(model, prop) != value:
+                        setattr(model, prop, value)
 
 
 def current_theme() -> str:
