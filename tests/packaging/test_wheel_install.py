@@ -88,7 +88,7 @@ def test_version_and_usage_name_the_command(installed) -> None:
 
 def test_the_readme_simulate_example_runs_from_the_installed_wheel(installed) -> None:
     readme = (ROOT / "README.md").read_text()
-    (line,) = [ln for ln in readme.splitlines() if ln.startswith("bandit-dashboard simulate")]
+    line = next(ln for ln in readme.splitlines() if ln.startswith("bandit-dashboard simulate"))
     args = line.split()[1:]
     out = _run(installed, *args, "--format", "json")
     assert out.returncode == 0, out.stderr[-2000:]
