@@ -137,9 +137,11 @@ def _batch_speedup(info: Any, runs: int) -> float:
     """Throughput factor of an algorithm's batched engine (all repetitions in one numpy pass)
     over ``runs`` separate runs: measured at R = 16 between 3.6x (SP-TS) and 28x
     (Disc-SROQ-GR) (README, Benchmarks); counted conservatively as 4x at R >= 16, linearly
-    less below, 1 without an engine."""
+    less below, 1 without an engine (or with one playing R one-repetition policies side by
+    side: ``batches = False``)."""
     declaration = getattr(info, "declaration", info)  # a registry entry or a declaration
-    if runs <= 1 or getattr(declaration, "batched", None) is None:
+    engine = getattr(declaration, "batched", None)
+    if runs <= 1 or engine is None or not getattr(engine, "batches", True):
         return 1.0
     return 1.0 + 3.0 * (min(int(runs), 16) - 1) / 15.0
 

@@ -82,7 +82,9 @@ class AlgorithmGroup:
         self.envs = envs
         self.R = len(envs)
         # the fast engine (same numbers, R repetitions at once), if any
-        batched_cls = fast if allow_batched and self.R > 1 else None
+        # (a fast engine with ``batches = False`` is its one-repetition policy, R of them)
+        batching = getattr(fast, "batches", True)
+        batched_cls = fast if allow_batched and self.R > 1 and batching else None
         self.wall = np.zeros(self.R)
         if batched_cls is not None:
             self.batched = batched_cls(**kwargs)

@@ -270,11 +270,15 @@ def test_batched_disc_sroq_gr_equals_single_runs(seed, R, d, m, kw, model_kw):
 
 
 def test_batched_disc_sroq_gr_is_the_declared_engine_and_falls_back_to_lockstep():
+    from dashboard.algorithms import registry
     from dashboard.algorithms.cmab.policies.general import (
         BatchedDiscretizedSROQGR,
         DiscretizedSROQGR,
     )
 
+    # the registry links the fast engine to the textbook class and this one-repetition policy
+    assert registry.algorithm_info("Disc-SROQ-GR-CMAB").fast is BatchedDiscretizedSROQGR
+    assert BatchedDiscretizedSROQGR.one_repetition is DiscretizedSROQGR
     assert DiscretizedSROQGR.declaration.batched is BatchedDiscretizedSROQGR
     b = same_as_single_runs(
         DiscretizedSROQGR,

@@ -206,6 +206,8 @@ FAST_MODULES = {
     for m in (
         "cmab.policies.batched",
         "cmab.policies.beta_levels",
+        "cmab.policies.covariance",
+        "cmab.policies.covariance_index",
         "cmab.policies.covariance_pairs",
         "cmab.policies.cucb",
         "cmab.policies.disc_batched",
@@ -227,14 +229,7 @@ TEXTBOOK_MAX_LINES = 300
 #: Algorithms whose registered class is not yet a textbook engine by these rules (they share
 #: a file with other algorithms or use fast machinery); each must leave this list when its
 #: textbook file is written (the xfail is strict).
-TEXTBOOK_PENDING = {
-    "AROQ-C-CMAB",
-    "SROQ-C-CMAB",
-    "AROQ-GR-CMAB",
-    "SROQ-GR-CMAB",
-    "Disc-AROQ-GR-CMAB",
-    "Disc-SROQ-GR-CMAB",
-}
+TEXTBOOK_PENDING: set[str] = set()
 
 
 def _builtin_infos():

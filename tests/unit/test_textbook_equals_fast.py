@@ -44,6 +44,8 @@ STATE = {
     "LinUCB": ("V_inv", "b"),
     "SP-TS": ("B", "y"),
     "BOSE": ("Gamma_inv", "b"),
+    "AROQ-C-CMAB": ("n", "sy", "n2", "syy", "tau", "cur", "prev"),
+    "SROQ-C-CMAB": ("n", "sy", "n2", "syy", "N", "allowed", "tau", "pair_phases"),
 }
 
 _CMAB_FAMILIES = (
@@ -87,9 +89,23 @@ def _cases() -> list[tuple[str, dict, dict, int]]:
     # OLS-UCB-C without its warm-up (never-played arms: an infinite index)
     cov = {"actions": "m-sets", "reward": "covariance", "d": 6, "m": 2}
     out.append(("OLS-UCB-C", cov, {"warmup_fraction": 0.0}, 67))
+    # AROQ-C without its warm-up, and with one ending after round 30 (lines 8-9 mid-run);
+    # SROQ-C on three epochs with a longer pair phase, and with none
+    out.append(("AROQ-C-CMAB", cov, {"warmup_fraction": 0.0}, 613))
+    out.append(("AROQ-C-CMAB", cov, {"warmup_fraction": 0.3, "warmup_multiplier": 0.5}, 613))
+    out.append(("SROQ-C-CMAB", cov, {"M": 3, "pair_fraction": 0.5}, 613))
+    out.append(("SROQ-C-CMAB", cov, {"pair_fraction": 0.0}, 613))
     # SDCB with optimistic never-played arms instead of Chen et al.'s start
     gen = {"actions": "m-sets", "reward": "general", "d": 4, "m": 2}
     out.append(("SDCB", gen, {"initial_pass": False}, 41))
+    # the general-reward rare-query algorithms off their defaults: laws rounded to a few atoms,
+    # another epoch rule, the sequential max-LCB query, a given number of intervals
+    cont = {"actions": "m-sets", "reward": "continuous", "d": 4, "m": 2}
+    aroq_gr = {"max_atoms": 8, "threshold_scale": 0.5, "epoch0_size": 2}
+    out.append(("AROQ-GR-CMAB", cont, aroq_gr, 97))
+    out.append(("SROQ-GR-CMAB", cont, {"max_atoms": 8, "M": 4, "lcb_query": "sequential"}, 97))
+    out.append(("Disc-AROQ-GR-CMAB", cont, {"s": 7, "threshold_scale": 0.5}, 97))
+    out.append(("Disc-SROQ-GR-CMAB", cont, {"s": 7, "M": 4}, 97))
     return out
 
 
@@ -153,8 +169,11 @@ def test_the_fast_engine_gives_the_textbook_numbers(name, spec, params, horizon,
     ]
     textbook, fast = (s.groups[0] for s in sims)
     assert all(type(p) is info.textbook for p in textbook.policies)
-    if info.fast is not None and runs > 1:
+    if info.fast is not None and runs > 1 and getattr(info.fast, "batches", True):
         assert isinstance(fast.batched, info.fast)
+    elif info.fast is not None:  # R of the fast engine's one-repetition policies
+        one = getattr(info.fast, "one_repetition", None) or info.textbook
+        assert fast.batched is None and all(type(p) is one for p in fast.policies)
     # round by round: each regret increment (and each cmab pull count) names the action
     for t in range(1, min(ROUNDS_ONE_BY_ONE, horizon) + 1):
         for s in sims:

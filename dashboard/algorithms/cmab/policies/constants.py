@@ -23,6 +23,7 @@ __all__ = [
     "GRID_OPTIONAL",
     "H_CONST",
     "INITIAL_PASS",
+    "INTERVALS",
     "LCB_QUERY",
     "LIPSCHITZ",
     "MAX_ATOMS",
@@ -186,5 +187,14 @@ LIPSCHITZ = Constant(
     low_open=True,
     high=1e3,
     doc="the constant C of Assumption 2, used by the default s = ceil(C sqrt(m T))",
+    card=False,
+)
+INTERVALS = Constant(
+    "s",
+    None,
+    "int",
+    low=1,
+    high=10_000_000,
+    doc="number of discretisation intervals (null: ceil(lipschitz sqrt(m T)), Algorithm 8)",
     card=False,
 )

@@ -24,6 +24,15 @@ containing an arm with ``n_i = 0`` has an infinite UCB (and LCB ``-inf``).
 
 The shared state and warm-up are in :mod:`.covariance_base`; OLS-UCB-C and its batched engine
 in :mod:`.ols_ucb_c` (re-exported here).
+
+Fast engines.  The algorithms, round by round, are the textbook files
+:mod:`dashboard.algorithms.cmab.textbook.aroq_c` and
+:mod:`dashboard.algorithms.cmab.textbook.sroq_c`;
+:class:`AROQC` and :class:`SROQC` are their fast one-repetition policies (blocks of rounds
+between decisions, epoch crossings in closed form, the index's arg-max certified by
+:class:`~.covariance_index.CovIndex`) under the same declarations; :class:`BatchedAROQC` and
+:class:`BatchedSROQC`, the registry's fast engines, name them (the runner plays ``R`` of them
+side by side).
 """
 
 from __future__ import annotations
@@ -35,20 +44,10 @@ from typing import Any
 import numpy as np
 
 from ...base import PolicyEvent, validate_int, validate_positive
-from ...declare import AlgorithmDeclaration
 from ..oracle import OracleRequest
-from .constants import (
-    CMAB_LINEAR,
-    F_CONST,
-    GRID_OPTIONAL,
-    H_CONST,
-    M_EPOCHS,
-)
+from ..textbook import aroq_c as textbook_aroq_c
+from ..textbook import sroq_c as textbook_sroq_c
 from .covariance_base import (
-    _PAIR,
-    _PAIR_FRACTION,
-    _WARMUP,
-    _WARMUP_FRACTION,
     _CovBase,
     _fraction,
     _pair_list,
@@ -59,23 +58,49 @@ from .covariance_index import (
     index_function,
 )
 from .ols_ucb_c import OLSUCBC, BatchedOLSUCBC
+from .per_repetition import PerRepetition
 from .shared import RegretCounter, epoch_ends
 
 __all__ = [
     "AROQC",
     "OLSUCBC",
     "SROQC",
+    "BatchedAROQC",
     "BatchedOLSUCBC",
+    "BatchedSROQC",
     "CovStats",
     "RegretCounter",
     "epoch_ends",
 ]
 
 
+class _Statistics:
+    """The statistics under the textbook engines' names (the differential suite compares
+    them): ``n_i``, ``sum y_i``, ``n_(i,j)``, ``sum y_i y_j`` (fixed point)."""
+
+    stats: CovStats
+
+    @property
+    def n(self) -> np.ndarray:
+        return self.stats.n
+
+    @property
+    def sy(self) -> np.ndarray:
+        return self.stats.sy
+
+    @property
+    def n2(self) -> np.ndarray:
+        return self.stats.n2
+
+    @property
+    def syy(self) -> np.ndarray:
+        return self.stats.syy
+
+
 # ----------------------------------------------------------------------------------------------
 # Algorithm 3
 # ----------------------------------------------------------------------------------------------
-class AROQC(_CovBase):
+class AROQC(_Statistics, _CovBase):
     """AROQ-C-CMAB: adaptive rare oracle queries, covariance-adaptive (Algorithm 3, Section 4.1).
 
     Warm-up (lines 4-9): for ``t <= W`` play an action containing the ``((t-1) mod P)``-th pair
@@ -120,14 +145,8 @@ class AROQC(_CovBase):
         Runs the parallel warm-up lookups concurrently.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="AROQ-C-CMAB",
-        problem="cmab",
-        reference="Algorithm 3",
-        constants=(F_CONST, H_CONST, _WARMUP, _WARMUP_FRACTION),
-        rewards=CMAB_LINEAR,
-        doc="AROQ with covariance-aware widths (Section 4)",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = textbook_aroq_c.AROQC.declaration
 
     def __init__(
         self,
@@ -212,7 +231,7 @@ class AROQC(_CovBase):
 # ----------------------------------------------------------------------------------------------
 # Algorithm 4
 # ----------------------------------------------------------------------------------------------
-class SROQC(_CovBase):
+class SROQC(_Statistics, _CovBase):
     """SROQ-C-CMAB: scheduled rare oracle queries, covariance-adaptive (Algorithm 4, Sec. 4.2).
 
     Initialisation (lines 3-6): ``P = d(d+1)/2`` rounds, one per pair ``(i, j), i <= j``, each
@@ -256,14 +275,8 @@ class SROQC(_CovBase):
         Runs each parallel round concurrently.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="SROQ-C-CMAB",
-        problem="cmab",
-        reference="Algorithm 4",
-        constants=(F_CONST, H_CONST, M_EPOCHS, GRID_OPTIONAL, _PAIR, _PAIR_FRACTION),
-        rewards=CMAB_LINEAR,
-        doc="SROQ with covariance-aware widths and a pair phase (Section 4)",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = textbook_sroq_c.SROQC.declaration
 
     def __init__(
         self,
@@ -408,3 +421,20 @@ class SROQC(_CovBase):
                 },
             )
         )
+
+
+# ----------------------------------------------------------------------------------------------
+# Fast engines
+# ----------------------------------------------------------------------------------------------
+class BatchedAROQC(PerRepetition):
+    """AROQ-C-CMAB's fast engine: ``R`` :class:`AROQC` policies side by side."""
+
+    speeds_up = "AROQ-C-CMAB"
+    one_repetition = AROQC
+
+
+class BatchedSROQC(PerRepetition):
+    """SROQ-C-CMAB's fast engine: ``R`` :class:`SROQC` policies side by side."""
+
+    speeds_up = "SROQ-C-CMAB"
+    one_repetition = SROQC

@@ -1,5 +1,6 @@
 """Per-arm empirical outcome laws of the general-reward algorithms (Section 5), with the
-optimistic (``D_under``, Eq. (10)) and pessimistic (``D_over``, Eq. (11)) laws built from them.
+optimistic (``D_under``, Eq. (10)) and pessimistic (``D_over``, Eq. (11)) laws built from them,
+and Algorithm 8's outcome map (:func:`paper_intervals`, :func:`discretize`).
 
 Statistics only (no oracle, no engine): the textbook engines and the fast ones share them.
 """
@@ -11,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["EmpiricalDistributions", "number"]
+__all__ = ["EmpiricalDistributions", "discretize", "number", "paper_intervals"]
 
 
 def number(name: str, value: Any, low: float, allow_low: bool) -> float:
@@ -23,6 +24,19 @@ def number(name: str, value: Any, low: float, allow_low: bool) -> float:
         rel = ">=" if allow_low else ">"
         raise ValueError(f"{name} must be a finite number {rel} {low}, got {value!r}")
     return v
+
+
+def paper_intervals(m: int, T: int, lipschitz: float = 1.0) -> int:
+    """Number of intervals of Algorithm 8, line 1: ``s = ceil(C sqrt(m T))``."""
+    return max(1, math.ceil(lipschitz * math.sqrt(m * T)))
+
+
+def discretize(y: np.ndarray, s: int) -> np.ndarray:
+    """Algorithm 8, lines 2-8: the outcome in ``I_j`` (``I_1 = [0, 1/s]``,
+    ``I_j = ((j-1)/s, j/s]``) is treated as ``j / s``.  Outcomes are clipped to [0, 1] first."""
+    y = np.clip(np.asarray(y, dtype=float), 0.0, 1.0)
+    j = np.maximum(np.ceil(y * s - 1e-9), 1.0)
+    return j / s
 
 
 class EmpiricalDistributions:

@@ -1,4 +1,5 @@
-"""General-reward combinatorial semi-bandits (Section 5, Appendix A.7 and A.10).
+"""General-reward combinatorial semi-bandits (Section 5, Appendix A.7 and A.10): the fast
+one-repetition policies and the fast engines.
 
 * :class:`AROQGR` -- AROQ-GR-CMAB, Algorithm 6 (adaptive rare oracle queries),
 * :class:`SROQGR` -- SROQ-GR-CMAB, Algorithm 7 (scheduled rare oracle queries),
@@ -6,6 +7,17 @@
   (in :mod:`.sdcb`, re-exported; the shared statistics are in :mod:`.gr_stats`),
 * :class:`DiscretizedAROQGR`, :class:`DiscretizedSROQGR` -- Algorithm 8 (discretisation for
   continuous outcomes) wrapped around Algorithms 6 and 7.
+
+The algorithms, round by round, are the textbook engines
+:mod:`dashboard.algorithms.cmab.textbook.aroq_gr`, :mod:`~dashboard.algorithms.cmab.textbook.
+sroq_gr`, :mod:`~dashboard.algorithms.cmab.textbook.disc_aroq_gr` and
+:mod:`~dashboard.algorithms.cmab.textbook.disc_sroq_gr` (the registered classes).  The policies
+here give their numbers for one repetition (the oracle scoring every action at once with
+certified bounds, reference values cached by law, the rounds between two queries played as
+one block) and share their declarations; the runner uses them for a single repetition
+(``engine="fast"``).  Their fast engines are :class:`BatchedAROQGR` and :class:`BatchedSROQGR`
+(``R`` of these policies side by side, no lock-step batch) and :class:`BatchedDiscretizedAROQGR`,
+:class:`BatchedDiscretizedSROQGR` (vectorised across repetitions).
 
 All keep, for each base arm ``i``, the empirical distribution of its observed outcomes
 (``F_hat_i``, exact integer counts per distinct value) and build, for a radius
@@ -42,24 +54,13 @@ from typing import Any
 import numpy as np
 
 from ...base import PolicyEvent, validate_int
-from ...declare import AlgorithmDeclaration, Constant
+from ..textbook import aroq_gr, disc_aroq_gr, disc_sroq_gr, sroq_gr
 from .aroq import aroq_threshold
-from .constants import (
-    C_GR,
-    CMAB_ANY,
-    CMAB_GENERAL,
-    EPOCH0,
-    GRID_OPTIONAL,
-    LCB_QUERY,
-    LIPSCHITZ,
-    M_EPOCHS,
-    MAX_ATOMS,
-    THRESHOLD_SCALE,
-)
 from .disc_batched import BatchedAROQGRCore
 from .disc_sroq_batched import BatchedSROQGRCore
 from .gr_stats import EmpiricalDistributions, _GRBase, discretize, paper_intervals
 from .gr_stats import number as _number
+from .per_repetition import PerRepetition
 from .sdcb import SDCB, BatchedSDCB
 from .shared import epoch_ends
 from .sroq import epoch_queries, validate_lcb_query
@@ -68,25 +69,17 @@ __all__ = [
     "AROQGR",
     "SDCB",
     "SROQGR",
+    "BatchedAROQGR",
     "BatchedDiscretizedAROQGR",
     "BatchedDiscretizedSROQGR",
     "BatchedSDCB",
+    "BatchedSROQGR",
     "DiscretizedAROQGR",
     "DiscretizedSROQGR",
     "EmpiricalDistributions",
     "discretize",
     "paper_intervals",
 ]
-
-_S = Constant(
-    "s",
-    None,
-    "int",
-    low=1,
-    high=10_000_000,
-    doc="number of discretisation intervals (null: ceil(lipschitz sqrt(m T)), Algorithm 8)",
-    card=False,
-)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -125,14 +118,8 @@ class AROQGR(_GRBase):
         Larger values make the first epochs longer, hence fewer queries.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="AROQ-GR-CMAB",
-        problem="cmab",
-        reference="Algorithm 6",
-        constants=(C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
-        rewards=CMAB_ANY,
-        doc="AROQ for general rewards with optimistic outcome distributions",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = aroq_gr.AROQGR.declaration
 
     def __init__(
         self,
@@ -226,14 +213,8 @@ class SROQGR(_GRBase):
         sequential round per epoch (A.9's count); only adaptivity changes (see ``sroq.py``).
     """
 
-    declaration = AlgorithmDeclaration(
-        name="SROQ-GR-CMAB",
-        problem="cmab",
-        reference="Algorithm 7",
-        constants=(C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS, LCB_QUERY),
-        rewards=CMAB_ANY,
-        doc="SROQ for general rewards with optimistic outcome distributions",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = sroq_gr.SROQGR.declaration
 
     def __init__(
         self,
@@ -321,7 +302,18 @@ class SROQGR(_GRBase):
         )
 
 
-# ----------------------------------------------------------------------------------------------
+class BatchedAROQGR(PerRepetition):
+    """AROQ-GR-CMAB for ``R`` repetitions: ``R`` :class:`AROQGR` policies side by side."""
+
+    speeds_up = "AROQ-GR-CMAB"
+    one_repetition = AROQGR
+
+
+class BatchedSROQGR(PerRepetition):
+    """SROQ-GR-CMAB for ``R`` repetitions: ``R`` :class:`SROQGR` policies side by side."""
+
+    speeds_up = "SROQ-GR-CMAB"
+    one_repetition = SROQGR
 
 
 # ----------------------------------------------------------------------------------------------
@@ -378,15 +370,8 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
         As :class:`AROQGR`.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="Disc-AROQ-GR-CMAB",
-        problem="cmab",
-        reference="Algorithm 8 with Algorithm 6",
-        constants=(_S, LIPSCHITZ, C_GR, THRESHOLD_SCALE, EPOCH0, MAX_ATOMS),
-        rewards=CMAB_GENERAL,
-        batched=BatchedDiscretizedAROQGR,
-        doc="AROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = disc_aroq_gr.DiscretizedAROQGR.declaration
 
     def __init__(
         self,
@@ -404,6 +389,8 @@ class DiscretizedAROQGR(_Discretized, AROQGR):
 
 
 BatchedDiscretizedAROQGR.single = DiscretizedAROQGR
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedDiscretizedAROQGR.one_repetition = DiscretizedAROQGR
 
 
 class BatchedDiscretizedSROQGR(BatchedSROQGRCore):
@@ -426,15 +413,8 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
         As :class:`SROQGR`.
     """
 
-    declaration = AlgorithmDeclaration(
-        name="Disc-SROQ-GR-CMAB",
-        problem="cmab",
-        reference="Algorithm 8 with Algorithm 7",
-        constants=(_S, LIPSCHITZ, C_GR, M_EPOCHS, GRID_OPTIONAL, MAX_ATOMS),
-        rewards=CMAB_GENERAL,
-        batched=BatchedDiscretizedSROQGR,
-        doc="SROQ-GR on outcomes discretised to s intervals (continuous outcomes)",
-    )
+    #: The textbook class's declaration (the registry links the fast engine to both).
+    declaration = disc_sroq_gr.DiscretizedSROQGR.declaration
 
     def __init__(
         self,
@@ -452,3 +432,5 @@ class DiscretizedSROQGR(_Discretized, SROQGR):
 
 
 BatchedDiscretizedSROQGR.single = DiscretizedSROQGR
+#: The fast engine's one-repetition policy (the runner's choice for R = 1).
+BatchedDiscretizedSROQGR.one_repetition = DiscretizedSROQGR

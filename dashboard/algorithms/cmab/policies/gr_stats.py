@@ -2,7 +2,8 @@
 
 * :class:`EmpiricalDistributions` -- per-arm empirical outcome laws and the optimistic
   (``D_under``, Eq. (10)) and pessimistic (``D_over``, Eq. (11)) laws built from them;
-* :func:`paper_intervals`, :func:`discretize` -- Algorithm 8's ``s`` and its outcome map;
+* :func:`paper_intervals`, :func:`discretize` -- Algorithm 8's ``s`` and its outcome map
+  (in :mod:`.empirical`, shared with the textbook engines; re-exported);
 * :class:`_GRBase` -- the state, radii and oracle requests common to :mod:`.general` (AROQ-GR,
   SROQ-GR, the discretised variants) and :mod:`.sdcb`.
 
@@ -12,7 +13,6 @@ it, it imports none of them.
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
 from typing import Any
 
@@ -22,23 +22,10 @@ from ...base import Policy, validate_int
 from ..oracle import Oracle, OracleRequest
 from ..rewards.aggregate import ExpectedRewardIndex, check_oracle_work, lattice
 from ..rewards.laws import reward_function_of
-from .empirical import EmpiricalDistributions, number
+from .empirical import EmpiricalDistributions, discretize, number, paper_intervals
 from .shared import RegretCounter
 
 __all__ = ["EmpiricalDistributions", "discretize", "number", "paper_intervals"]
-
-
-def paper_intervals(m: int, T: int, lipschitz: float = 1.0) -> int:
-    """Number of intervals of Algorithm 8, line 1: ``s = ceil(C sqrt(m T))``."""
-    return max(1, math.ceil(lipschitz * math.sqrt(m * T)))
-
-
-def discretize(y: np.ndarray, s: int) -> np.ndarray:
-    """Algorithm 8, lines 2-8: the outcome in ``I_j`` (``I_1 = [0, 1/s]``,
-    ``I_j = ((j-1)/s, j/s]``) is treated as ``j / s``.  Outcomes are clipped to [0, 1] first."""
-    y = np.clip(np.asarray(y, dtype=float), 0.0, 1.0)
-    j = np.maximum(np.ceil(y * s - 1e-9), 1.0)
-    return j / s
 
 
 class _GRBase(Policy):
