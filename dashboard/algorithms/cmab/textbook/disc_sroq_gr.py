@@ -1,15 +1,7 @@
 """Disc-SROQ-GR-CMAB: Algorithm 8 (discretisation for continuous outcomes, Appendix A.10)
 around SROQ-GR-CMAB (Algorithm 7), round by round.
 
-1. line 1: ``s = ceil(C sqrt(m T))`` intervals (``C`` is Assumption 2's Lipschitz constant,
-   the ``lipschitz`` parameter; ``s`` may be given instead);
-2. lines 2-4: ``I_1 = [0, 1/s]`` and ``I_j = ((j - 1)/s, j/s]`` for ``j = 2 .. s``;
-3. lines 5-8: run Algorithm 7 (:mod:`.sroq_gr`, unchanged) for ``T`` rounds, except that each
-   observed ``y_{t,i}`` (clipped to ``[0, 1]``) in ``I_j`` is treated as ``j / s`` (rounding
-   up, so the discretised law dominates the true one).
-
-Every law then lives on the ``s + 1`` points ``0, 1/s, .., 1``, so the atom cap is raised to
-``s + 1`` (no further rounding).  The fast engine
+Algorithm 8's steps are in :mod:`.algorithm8`, unchanged for both algorithms.  The fast engine
 (:class:`~dashboard.algorithms.cmab.policies.general.BatchedDiscretizedSROQGR`: count tables on
 the grid, Beta outcomes read as interval indices, every epoch's queries of all repetitions
 scored at once with certified bounds) gives these numbers.
@@ -18,11 +10,7 @@ scored at once with certified bounds) gives these numbers.
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from typing import Any
 
-import numpy as np
-
-from ...base import validate_int
 from ...declare import AlgorithmDeclaration
 from ..policies.constants import (
     C_GR,
@@ -33,13 +21,13 @@ from ..policies.constants import (
     M_EPOCHS,
     MAX_ATOMS,
 )
-from ..policies.empirical import discretize, number, paper_intervals
+from .algorithm8 import Discretized
 from .sroq_gr import SROQGR
 
 __all__ = ["DiscretizedSROQGR"]
 
 
-class DiscretizedSROQGR(SROQGR):
+class DiscretizedSROQGR(Discretized, SROQGR):
     """Algorithm 8 with Algorithm 7: SROQ-GR-CMAB on outcomes discretised to ``s`` levels.
 
     Parameters
@@ -73,16 +61,4 @@ class DiscretizedSROQGR(SROQGR):
         max_atoms: int = 64,
     ) -> None:
         super().__init__(C, M, grid_kind, oracle_delay, executor, max_atoms)
-        self.s = None if s is None else validate_int("s (number of intervals)", s, 1)
-        self.lipschitz = number("lipschitz", lipschitz, 0.0, allow_low=False)
-
-    def reset(self, env: Any, horizon: int) -> None:
-        """Algorithm 7's start, with ``s`` of line 1."""
-        super().reset(env, horizon)
-        T, m = self.horizon, self.m
-        self.intervals = self.s if self.s is not None else paper_intervals(m, T, self.lipschitz)
-        self.atom_cap = max(self.max_atoms, self.intervals + 1)
-
-    def observe(self, arm: int, y: np.ndarray) -> None:
-        """Lines 6-8: the outcome in ``I_j`` is treated as ``j / s``."""
-        super().observe(arm, discretize(y, self.intervals))
+        self._init_intervals(s, lipschitz)
